@@ -1,0 +1,93 @@
+"""The single entry point, ``pulsar-conformance`` (design.md §5.3).
+
+Each area registers its own subcommands (``register(commands)`` in its ``cli`` module), so
+that the areas stay independent and a heavy import (pyspark, pulsar) happens only when a
+command of that area runs.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from dataclasses import dataclass
+
+from .errors import EXIT_UNKNOWN, UsageError
+
+AREA_CLIS = (
+    "pulsar_conformance.spec.cli",
+    "pulsar_conformance.fixtures.cli",
+    "pulsar_conformance.spark_checks.cli",
+    "pulsar_conformance.reports.cli",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so bad options honour --json and exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}", f"see '{self.prog} --help'")
+
+
+@dataclass
+class Commands:
+    """Where areas hang their subcommands: top-level ones and ``bench`` ones."""
+
+    top: argparse._SubParsersAction
+    bench: argparse._SubParsersAction
+    common: argparse.ArgumentParser  # parent parser carrying --json
+
+    def add(self, name: str, handler, help: str, *, bench: bool = False) -> argparse.ArgumentParser:
+        where = self.bench if bench else self.top
+        parser = where.add_parser(name, help=help, description=help, parents=[self.common])
+        parser.set_defaults(handler=handler)
+        return parser
+
+    def group(self, name: str, help: str) -> argparse._SubParsersAction:
+        parser = self.top.add_parser(name, help=help, description=help)
+        sub = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND", parser_class=_Parser)
+        sub.required = True
+        return sub
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else")
+    parser = _Parser(prog="pulsar-conformance", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=_version())
+    top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    top.required = True
+    bench_parser = top.add_parser("bench", help="benchmarks that print figures (ratios in one run)")
+    bench = bench_parser.add_subparsers(dest="bench_command", metavar="BENCH", parser_class=_Parser)
+    bench.required = True
+    commands = Commands(top=top, bench=bench, common=common)
+    for module_name in AREA_CLIS:
+        importlib.import_module(module_name).register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    json_mode = "--json" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.handler(args))
+    except UsageError as error:
+        _report_usage_error(error, json_mode)
+        return EXIT_UNKNOWN
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def _report_usage_error(error: UsageError, json_mode: bool) -> None:
+    if json_mode:
+        sys.stdout.write(json.dumps({"error": error.problem, "fix": error.fix}) + "\n")
+    else:
+        sys.stderr.write(f"error: {error}\n")
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"pulsar-conformance {__version__}"

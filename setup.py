@@ -1,0 +1,19 @@
+"""Maps the checkout's top-level folders under one distribution namespace.
+
+The layout a newcomer sees (spec/, fixtures/, conformance/, spark_checks/, reports/)
+is kept, but nothing installs generic top-level names such as ``spec`` or ``fixtures``
+into site-packages: they import as ``pulsar_conformance.spec`` and so on. setup.py is
+needed only because pyproject.toml cannot remap a folder's subpackages dynamically.
+"""
+from setuptools import find_packages, setup
+
+AREAS = ("spec", "fixtures", "conformance", "spark_checks", "reports")
+
+packages = ["pulsar_conformance"]
+package_dir = {"pulsar_conformance": "pulsar_conformance"}
+for area in AREAS:
+    packages.append(f"pulsar_conformance.{area}")
+    package_dir[f"pulsar_conformance.{area}"] = area
+    packages += [f"pulsar_conformance.{area}.{sub}" for sub in find_packages(area)]
+
+setup(packages=packages, package_dir=package_dir)
