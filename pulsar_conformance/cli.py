@@ -17,6 +17,7 @@ from .errors import EXIT_UNKNOWN, UsageError
 AREA_CLIS = (
     "pulsar_conformance.spec.cli",
     "pulsar_conformance.fixtures.cli",
+    "pulsar_conformance.fixtures.capture.cli",
     "pulsar_conformance.spark_checks.cli",
     "pulsar_conformance.reports.cli",
 )
