@@ -1,5 +1,206 @@
-"""Subcommands of this area; see pulsar_conformance/cli.py for how areas register."""
+"""``spec list | check | mutants | explore`` and ``bench spec``."""
+from __future__ import annotations
+
+import platform
+import time
+
+from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, UsageError
+from pulsar_conformance.output import emit, progress
 
 
 def register(commands) -> None:
-    """No subcommands yet: the area's owner adds them here."""
+    sub = commands.group("spec", "executable specs: list, check with z3/Hypothesis/explorer, mutants")
+    common = commands.common
+
+    p = sub.add_parser("list", help="the specs, their variants, invariants and mutants", parents=[common])
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser("check", help="check a spec's invariants with the chosen engines", parents=[common])
+    _spec_args(p)
+    p.add_argument("--variant", help="which variant (default: the spec's default)")
+    p.add_argument("--engine", choices=("z3", "hypothesis", "explore", "all"), default="all")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("mutants", help="run every mutant; each must be killed by z3 and by Hypothesis", parents=[common])
+    _spec_args(p)
+    p.add_argument("--only", help="run just this mutant")
+    p.set_defaults(handler=cmd_mutants)
+
+    p = sub.add_parser("explore", help="breadth-first exploration: distinct states, depth, states/s", parents=[common])
+    _spec_args(p)
+    p.add_argument("--variant")
+    p.set_defaults(handler=cmd_explore)
+
+    p = commands.add("spec", cmd_bench, "explorer states/s, z3 BMC depth within a time budget, Hypothesis examples/s",
+                     bench=True)
+    p.add_argument("--seconds", type=float, default=60.0, help="z3 BMC time budget per spec (default 60)")
+    p.add_argument("--specs", help="comma-separated spec names (default: all)")
+
+
+def _spec_args(p):
+    p.add_argument("spec", help="spec name (see 'spec list')")
+    p.add_argument("--depth", type=int, default=12, help="z3 BMC depth (default 12)")
+    p.add_argument("--examples", type=int, default=300, help="Hypothesis examples (default 300)")
+    p.add_argument("--steps", type=int, default=40, help="Hypothesis steps per example (default 40)")
+    p.add_argument("--seed", type=int, default=0, help="Hypothesis seed, for replay (default 0)")
+    p.add_argument("--max-states", type=int, default=1_000_000, help="explorer bound (default 1,000,000)")
+    p.add_argument("--const", action="append", default=[], metavar="NAME=N",
+                   help="override a constant, e.g. --const CLUSTERS=2 (repeatable)")
+
+
+def _budget(args):
+    from .core.check import Budget
+
+    if args.depth < 0 or args.examples < 1 or args.steps < 1:
+        raise UsageError("--depth must be >= 0, --examples and --steps >= 1", "pass sensible bounds")
+    return Budget(depth=args.depth, examples=args.examples, steps=args.steps, seed=args.seed,
+                  max_states=args.max_states)
+
+
+def _constants(args, spec_cls) -> dict:
+    out = {}
+    for item in args.const:
+        name, _, value = item.partition("=")
+        if name not in spec_cls.CONSTANTS or not value.lstrip("-").isdigit():
+            raise UsageError(f"bad --const {item!r}",
+                             f"use NAME=INTEGER with NAME one of {', '.join(spec_cls.CONSTANTS)}")
+        out[name] = int(value)
+    return out
+
+
+def _make(args, variant=None):
+    from .registry import spec_class
+
+    cls = spec_class(args.spec)
+    if variant is not None and variant not in cls.VARIANTS:
+        raise UsageError(f"unknown variant {variant!r} of {cls.name}", f"choose one of: {', '.join(cls.VARIANTS)}")
+    try:
+        return cls(variant=variant, **_constants(args, cls))
+    except ValueError as error:
+        raise UsageError(str(error), "check the --const values") from error
+
+
+def cmd_list(args) -> int:
+    from .registry import SPECS
+
+    specs = []
+    for cls in SPECS.values():
+        spec = cls()
+        specs.append({
+            "name": cls.name, "title": cls.title, "source": cls.source,
+            "variants": cls.VARIANTS, "default_variant": cls.DEFAULT_VARIANT, "constants": cls.CONSTANTS,
+            "actions": [a.name for a in spec.actions],
+            "invariants": [{"name": i.name, "doc": i.doc,
+                            "holds_in": sorted(i.holds_in) if i.holds_in is not None else sorted(cls.VARIANTS),
+                            "violated_in": sorted(i.violated_in), "inductive": i.inductive} for i in spec.invariants],
+            "facts": [{"name": f.name, "doc": f.doc} for f in spec.facts],
+            "mutants": [{"name": m.name, "variant": m.variant or cls.DEFAULT_VARIANT, "breaks": list(m.breaks)}
+                        for m in cls.MUTANTS],
+        })
+
+    def text():
+        lines = []
+        for s in specs:
+            lines.append(f"{s['name']}: {s['title']}")
+            lines.append(f"  variants: {', '.join(s['variants'])} (default {s['default_variant']})")
+            lines.append(f"  invariants: {', '.join(i['name'] for i in s['invariants'])}")
+            if s["facts"]:
+                lines.append(f"  facts: {', '.join(f['name'] for f in s['facts'])}")
+            lines.append(f"  mutants: {', '.join(m['name'] for m in s['mutants'])}")
+        return "\n".join(lines)
+
+    emit(args, {"specs": specs}, text)
+    return EXIT_PASS
+
+
+def cmd_check(args) -> int:
+    from .core.check import ENGINES, check
+
+    spec = _make(args, args.variant)
+    engines = ENGINES if args.engine == "all" else (args.engine,)
+    progress(f"checking {spec.name} variant={spec.variant} with {', '.join(engines)}...")
+    report = check(spec, engines, _budget(args))
+    emit(args, report.to_json(), report.to_text)
+    return EXIT_PASS if report.ok else EXIT_FAIL
+
+
+def cmd_mutants(args) -> int:
+    from .core.mutants import mutants_text, run_mutants
+    from .registry import spec_class
+
+    cls = spec_class(args.spec)
+    if args.only and args.only not in {m.name for m in cls.MUTANTS}:
+        raise UsageError(f"unknown mutant {args.only!r}", f"choose one of: {', '.join(m.name for m in cls.MUTANTS)}")
+    progress(f"running {len(cls.MUTANTS)} mutants of {cls.name} under z3 and Hypothesis...")
+    report = run_mutants(cls, _budget(args), _constants(args, cls), args.only)
+    emit(args, report, lambda: mutants_text(report))
+    return EXIT_PASS if report["ok"] else EXIT_FAIL
+
+
+def cmd_explore(args) -> int:
+    from .core.explorer import explore
+    from .core.render import violation_json, violation_table
+
+    spec = _make(args, args.variant)
+    result = explore(spec, max_states=args.max_states)
+    doc = {**spec.identity(), **result.to_json(),
+           "counterexamples": [violation_json(spec, v) for v in result.violations.values()]}
+
+    def text():
+        lines = [f"{spec.name} variant={spec.variant}: {result.distinct_states} distinct states, depth {result.depth}, "
+                 f"{result.states_per_second:.0f} states/s, {result.transitions} transitions, "
+                 f"{'complete' if result.complete else 'stopped by ' + result.stopped_by}"]
+        lines += [violation_table(spec, v) for v in result.violations.values()]
+        return "\n".join(lines)
+
+    emit(args, doc, text)
+    return EXIT_PASS
+
+
+def cmd_bench(args) -> int:
+    from .core.bmc import bmc
+    from .core.explorer import explore
+    from .core.machine import run_machine
+    from .registry import SPECS
+
+    names = args.specs.split(",") if args.specs else list(SPECS)
+    unknown = [n for n in names if n not in SPECS]
+    if unknown:
+        raise UsageError(f"unknown spec(s) {unknown}", f"choose from {', '.join(SPECS)}")
+    rows = []
+    for name in names:
+        spec = SPECS[name]()
+        progress(f"bench {name}: explorer...")
+        ex = explore(spec, max_states=500_000, max_seconds=60)
+        progress(f"bench {name}: z3 BMC for {args.seconds:.0f}s...")
+        depth_budget = 64
+        started = time.perf_counter()
+        b = bmc(spec, depth=depth_budget, max_seconds=args.seconds)
+        bmc_seconds = time.perf_counter() - started
+        progress(f"bench {name}: Hypothesis...")
+        hyp = run_machine(spec, examples=200, steps=40, seed=0)
+        rows.append({
+            "spec": name, "variant": spec.variant, "constants": spec.constants,
+            "explorer": {"distinct_states": ex.distinct_states, "seconds": round(ex.seconds, 3),
+                         "states_per_second": round(ex.states_per_second), "complete": ex.complete},
+            "z3_bmc": {"depth_reached": b.depth_reached, "budget_seconds": args.seconds,
+                       "seconds": round(bmc_seconds, 2), "stopped_by": b.stopped_by},
+            "hypothesis": {"examples": hyp.examples, "steps": hyp.steps,
+                           "examples_per_second": round(hyp.examples_per_second, 1),
+                           "steps_per_second": round(hyp.steps / hyp.seconds) if hyp.seconds else None},
+            "targets": {"explorer_states_per_second>=20000": ex.states_per_second >= 20_000,
+                        "bmc_depth>=12_in_60s": b.depth_reached >= 12},
+        })
+    doc = {"machine": {"python": platform.python_version(), "cpu_count_used": 1, "platform": platform.platform()},
+           "specs": rows}
+
+    def text():
+        lines = []
+        for r in rows:
+            lines.append(f"{r['spec']} ({r['variant']}): explorer {r['explorer']['states_per_second']} states/s "
+                         f"({r['explorer']['distinct_states']} states); z3 BMC depth {r['z3_bmc']['depth_reached']} "
+                         f"in {r['z3_bmc']['seconds']}s; Hypothesis {r['hypothesis']['examples_per_second']} examples/s")
+        return "\n".join(lines)
+
+    emit(args, doc, text)
+    return EXIT_PASS

@@ -1,0 +1,167 @@
+"""z3 checks: bounded model checking, induction (Initiation and Consecution), facts.
+
+BMC asks, depth by depth, whether some invariant can fail at exactly that depth; the
+first depth that answers yes gives a shortest counterexample, read back from the model as
+states and action labels.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from .backend import Z3
+from .model import FactDecl, Spec, Violation
+from .symbolic import Encoding, as_bool
+
+
+@dataclass
+class BmcResult:
+    depth_reached: int  # every depth <= this was fully checked
+    requested_depth: int
+    seconds: float
+    violations: dict[str, Violation] = field(default_factory=dict)
+    stopped_by: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "depth_reached": self.depth_reached,
+            "requested_depth": self.requested_depth,
+            "seconds": round(self.seconds, 3),
+            "stopped_by": self.stopped_by,
+            "violations": sorted(self.violations),
+        }
+
+
+def bmc(spec: Spec, *, depth: int, invariants=None, max_seconds: float | None = None, stop_at_first: bool = False) -> BmcResult:
+    invariants = list(spec.checked_invariants() if invariants is None else invariants)
+    started = time.perf_counter()
+    enc = Encoding(spec)
+    solver = z3.Solver()
+    states = [enc.state("0")]
+    acts: list = []
+    solver.add(*enc.init(states[0]), *enc.domains(states[0]))
+    violations: dict[str, Violation] = {}
+    reached = -1
+    stopped_by = ""
+    for d in range(depth + 1):
+        if d > 0:
+            s2 = enc.state(str(d))
+            act = z3.Int(f"act@{d - 1}")
+            solver.add(*enc.domains(s2), enc.step(states[-1], s2, act))
+            states.append(s2)
+            acts.append(act)
+        for inv in invariants:
+            if inv.name in violations:
+                continue
+            if max_seconds is not None:
+                left = max_seconds - (time.perf_counter() - started)
+                if left <= 0:
+                    stopped_by = "max_seconds"
+                    break
+                solver.set("timeout", max(1, int(left * 1000)))
+            solver.push()
+            solver.add(z3.Not(enc.invariant(inv, states[d])))
+            answer = solver.check()
+            if answer == z3.sat:
+                violations[inv.name] = _read_trace(spec, enc, solver.model(), states, acts, inv.name)
+            solver.pop()
+            if answer == z3.unknown:
+                stopped_by = "max_seconds" if max_seconds is not None else f"z3 unknown: {solver.reason_unknown()}"
+                break
+        if stopped_by:
+            break
+        reached = d
+        if stop_at_first and violations:
+            stopped_by = "violation"
+            break
+    return BmcResult(reached, depth, time.perf_counter() - started, violations, stopped_by)
+
+
+def _read_trace(spec, enc, model, states, acts, name) -> Violation:
+    concrete = [enc.read_state(model, s) for s in states]
+    labels = [spec.ground_actions[model.eval(a, model_completion=True).as_long()].label(spec) for a in acts]
+    return Violation(invariant=name, states=concrete, labels=labels, engine="z3-bmc")
+
+
+@dataclass
+class InductionResult:
+    invariant: str
+    initiation: bool
+    consecution: bool
+    counterexample: Violation | None = None  # a counterexample to induction: pre-state, step, post-state
+
+    @property
+    def inductive(self) -> bool:
+        return self.initiation and self.consecution
+
+    def to_json(self) -> dict:
+        return {"invariant": self.invariant, "initiation": self.initiation, "consecution": self.consecution}
+
+
+def induction(spec: Spec) -> list[InductionResult]:
+    """Initiation (init ⇒ inv) and Consecution (⋀ inductive invs ∧ step ⇒ inv′).
+
+    The invariants declared inductive are proved together: each may assume all of them in
+    the pre-state, which is how a strengthening invariant helps another one.
+    """
+    enc = Encoding(spec)
+    lemmas = [i for i in spec.checked_invariants() if i.inductive and spec.expectation(i) == "holds"]
+    s, s2, act = enc.state("pre"), enc.state("post"), z3.Int("act")
+    results = []
+    for inv in lemmas:
+        init_solver = z3.Solver()
+        init_solver.add(*enc.init(s), *enc.domains(s), z3.Not(enc.invariant(inv, s)))
+        initiation = init_solver.check() == z3.unsat
+        step_solver = z3.Solver()
+        step_solver.add(*enc.domains(s), *enc.domains(s2), enc.step(s, s2, act))
+        step_solver.add(*(enc.invariant(lemma, s) for lemma in lemmas))
+        step_solver.add(z3.Not(enc.invariant(inv, s2)))
+        answer = step_solver.check()
+        cti = None
+        if answer == z3.sat:
+            model = step_solver.model()
+            label = spec.ground_actions[model.eval(act, model_completion=True).as_long()].label(spec)
+            cti = Violation(inv.name, [enc.read_state(model, s), enc.read_state(model, s2)], [label], "z3-induction")
+        results.append(InductionResult(inv.name, initiation, answer == z3.unsat, cti))
+    return results
+
+
+@dataclass
+class FactResult:
+    fact: str
+    proved: bool
+    counterexample: dict | None = None
+
+    def to_json(self) -> dict:
+        return {"fact": self.fact, "proved": self.proved, "counterexample": self.counterexample}
+
+
+def prove_fact(spec: Spec, decl: FactDecl) -> FactResult:
+    """Prove a fact for ALL values of its arguments (unbounded integers), or refute it."""
+    args = fact_arguments(decl)
+    symbols = {name: (z3.Bool(name) if kind == "bool" else z3.Int(name)) for name, kind in args.items()}
+    claim = as_bool(decl.method(Z3, **symbols))
+    solver = z3.Solver()
+    solver.add(z3.Not(claim))
+    answer = solver.check()
+    if answer == z3.unsat:
+        return FactResult(decl.name, True)
+    if answer == z3.sat:
+        model = solver.model()
+        values = {}
+        for name, sym in symbols.items():
+            got = model.eval(sym, model_completion=True)
+            values[name] = z3.is_true(got) if args[name] == "bool" else got.as_long()
+        return FactResult(decl.name, False, values)
+    return FactResult(decl.name, False, {"z3": f"unknown: {solver.reason_unknown()}"})
+
+
+def fact_arguments(decl: FactDecl) -> dict[str, str]:
+    """A fact's arguments are its keyword-only parameters, annotated 'int' or 'bool'."""
+    import inspect
+
+    params = inspect.signature(decl.method).parameters
+    return {name: (p.annotation if isinstance(p.annotation, str) else p.annotation.__name__)
+            for name, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}

@@ -1,0 +1,226 @@
+"""Run the engines on a spec and judge each invariant against what the spec expects.
+
+Every invariant says, per variant, whether it is expected to hold or expected to be
+violated (a documented difference, e.g. "as proposed" vs "as implemented"). A check passes
+when every engine's finding matches the expectation: an expected violation that no engine
+finds fails the check just like an unexpected one does.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from .backend import CONCRETE
+from .bmc import bmc, fact_arguments, induction, prove_fact
+from .explorer import explore
+from .machine import run_machine
+from .model import Spec, Violation
+from .render import violation_json, violation_table
+
+ENGINES = ("explore", "z3", "hypothesis")
+
+
+@dataclass
+class Budget:
+    depth: int = 12
+    examples: int = 300
+    steps: int = 40
+    seed: int = 0
+    max_states: int = 1_000_000
+    max_seconds: float = 120.0
+
+
+@dataclass
+class Report:
+    spec: Spec
+    engines: dict = field(default_factory=dict)  # engine -> summary json
+    violations: dict = field(default_factory=dict)  # invariant -> {engine: Violation}
+    induction: list = field(default_factory=list)
+    facts: list = field(default_factory=list)  # (decl, z3 FactResult, hypothesis counterexample or None)
+    seconds: float = 0.0
+
+    def invariant_rows(self) -> list[dict]:
+        rows = []
+        for inv in self.spec.invariants:
+            expected = self.spec.expectation(inv)
+            if expected == "n/a":
+                continue
+            found = self.violations.get(inv.name, {})
+            observed = "violated" if found else "holds"
+            proved = any(r.invariant == inv.name and r.inductive for r in self.induction)
+            rows.append({
+                "invariant": inv.name,
+                "doc": inv.doc,
+                "expected": expected,
+                "observed": observed,
+                "ok": expected == observed,
+                "found_by": sorted(found),
+                "proved_inductive": proved,
+            })
+        return rows
+
+    def fact_rows(self) -> list[dict]:
+        rows = []
+        for decl, z3_result, hyp_cex in self.facts:
+            expected = self.spec.expectation(decl)
+            if expected == "n/a":
+                continue
+            observed = "holds" if z3_result.proved else "violated"
+            agree = (hyp_cex is None) == z3_result.proved or hyp_cex is None  # random search may miss
+            rows.append({
+                "fact": decl.name, "doc": decl.doc, "expected": expected, "observed": observed,
+                "ok": expected == observed and agree,
+                "z3": "proved for all values" if z3_result.proved else z3_result.counterexample,
+                "hypothesis": hyp_cex,
+            })
+        return rows
+
+    @property
+    def ok(self) -> bool:
+        rows_ok = all(r["ok"] for r in self.invariant_rows()) and all(r["ok"] for r in self.fact_rows())
+        induction_ok = all(r.inductive for r in self.induction)
+        return rows_ok and induction_ok
+
+    def to_json(self) -> dict:
+        return {
+            **self.spec.identity(),
+            "ok": self.ok,
+            "seconds": round(self.seconds, 3),
+            "derived": self.spec.describe_constants(),
+            "engines": self.engines,
+            "invariants": self.invariant_rows(),
+            "induction": [r.to_json() for r in self.induction],
+            "facts": self.fact_rows(),
+            "counterexamples": [
+                violation_json(self.spec, v) for by_engine in self.violations.values() for v in by_engine.values()
+            ],
+        }
+
+    def to_text(self) -> str:
+        s = self.spec
+        lines = [f"spec {s.name} variant={s.variant} constants={s.constants}"]
+        for engine, summary in self.engines.items():
+            lines.append(f"  {engine}: {_summary_text(engine, summary)}")
+        derived = s.describe_constants()
+        if derived:
+            lines.append(f"  derived: {derived}")
+        for row in self.invariant_rows():
+            mark = "ok  " if row["ok"] else "FAIL"
+            extra = " (proved inductive)" if row["proved_inductive"] else ""
+            by = f" found by {', '.join(row['found_by'])}" if row["found_by"] else ""
+            lines.append(f"  [{mark}] {row['invariant']}: expected {row['expected']}, observed {row['observed']}{by}{extra}")
+        for r in self.induction:
+            if not r.inductive:
+                lines.append(f"  [FAIL] {r.invariant} is declared inductive but "
+                             f"{'initiation' if not r.initiation else 'consecution'} fails")
+                if r.counterexample:
+                    lines.append(_indent(violation_table(s, r.counterexample, only_changed=False)))
+        for row in self.fact_rows():
+            mark = "ok  " if row["ok"] else "FAIL"
+            lines.append(f"  [{mark}] fact {row['fact']}: expected {row['expected']}, z3: {row['z3']}")
+        shown = set()
+        for name, by_engine in self.violations.items():
+            # one table per invariant is enough: the shortest one, which BFS and BMC both give
+            best = min(by_engine.values(), key=lambda v: v.length)
+            if name not in shown:
+                shown.add(name)
+                lines.append(_indent(violation_table(s, best)))
+        lines.append(f"  => {'PASS' if self.ok else 'FAIL'} in {self.seconds:.1f}s")
+        return "\n".join(lines)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())
+
+
+def _summary_text(engine: str, summary: dict) -> str:
+    if engine == "explore":
+        return (f"{summary['distinct_states']} distinct states, depth {summary['depth']}, "
+                f"{summary['states_per_second']} states/s, {'complete' if summary['complete'] else 'stopped: ' + summary['stopped_by']}")
+    if engine == "z3":
+        return f"BMC to depth {summary['depth_reached']} of {summary['requested_depth']} in {summary['seconds']}s"
+    return f"{summary['examples']} examples, {summary['steps']} steps, seed {summary['seed']}, {summary['examples_per_second']} examples/s"
+
+
+def check(spec: Spec, engines=ENGINES, budget: Budget | None = None, *, stop_at_first: bool = False) -> Report:
+    budget = budget or Budget()
+    started = time.perf_counter()
+    report = Report(spec)
+    invariants = spec.checked_invariants()
+
+    def record(found: dict[str, Violation]):
+        for name, violation in found.items():
+            report.violations.setdefault(name, {})[violation.engine] = violation
+
+    if "explore" in engines:
+        result = explore(spec, invariants=invariants, max_states=budget.max_states,
+                         max_seconds=budget.max_seconds, stop_at_first=stop_at_first)
+        report.engines["explore"] = result.to_json()
+        record(result.violations)
+    if "z3" in engines:
+        result = bmc(spec, depth=budget.depth, invariants=invariants, max_seconds=budget.max_seconds,
+                     stop_at_first=stop_at_first)
+        report.engines["z3"] = result.to_json()
+        record(result.violations)
+        if not stop_at_first:
+            report.induction = induction(spec)
+    if "hypothesis" in engines:
+        # Hypothesis stops at its first failure; run again without the invariants it broke
+        # so that every invariant gets its own search.
+        remaining = list(invariants)
+        totals = None
+        while remaining:
+            result = run_machine(spec, examples=budget.examples, steps=budget.steps, seed=budget.seed,
+                                 invariants=remaining)
+            totals = _merge(totals, result.to_json())
+            if result.violation is None:
+                break
+            record({result.violation.invariant: result.violation})
+            remaining = [i for i in remaining if i.name != result.violation.invariant]
+            if stop_at_first:
+                break
+        report.engines["hypothesis"] = totals
+    for decl in spec.facts:
+        if spec.expectation(decl) == "n/a":
+            continue
+        z3_result = prove_fact(spec, decl) if "z3" in engines else None
+        hyp = falsify_fact(spec, decl, budget) if "hypothesis" in engines else None
+        if z3_result is not None:
+            report.facts.append((decl, z3_result, hyp))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _merge(totals, summary):
+    if totals is None:
+        return dict(summary)
+    for key in ("examples", "steps", "seconds"):
+        totals[key] = round(totals[key] + summary[key], 3)
+    totals["violations"] = totals["violations"] + summary["violations"]
+    totals["examples_per_second"] = round(totals["examples"] / totals["seconds"], 1) if totals["seconds"] else 0
+    return totals
+
+
+def falsify_fact(spec: Spec, decl, budget: Budget):
+    """Hypothesis' attempt at a fact: random values for its arguments; a counterexample or None."""
+    args = fact_arguments(decl)
+    strategies = {name: (st.booleans() if kind == "bool" else st.integers(-3, 3)) for name, kind in args.items()}
+    found = {}
+
+    @settings(max_examples=max(200, budget.examples), deadline=None, database=None,
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False)
+    @given(**strategies)
+    def attempt(**values):
+        if not decl.method(CONCRETE, **values):
+            found.update(values)
+            raise AssertionError(decl.name)
+
+    try:
+        hypothesis_seed(budget.seed)(attempt)()
+    except AssertionError:
+        return dict(found)
+    return None

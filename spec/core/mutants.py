@@ -1,0 +1,99 @@
+"""Mutation testing of a spec: every mutant must be killed by z3 and by Hypothesis.
+
+A mutant is killed by an engine when that engine finds a violation of an invariant (or a
+fact) that is expected to hold in the mutant's variant. The report also says, for every
+invariant expected to hold somewhere, which mutants break it: an invariant no mutant
+breaks is an invariant nobody has shown can fail.
+"""
+from __future__ import annotations
+
+import time
+
+from .bmc import bmc, prove_fact
+from .check import Budget, falsify_fact
+from .machine import run_machine
+from .model import Spec
+
+
+def run_mutants(spec_cls: type[Spec], budget: Budget, constants: dict | None = None, only: str | None = None) -> dict:
+    constants = constants or {}
+    rows = []
+    for mutant in spec_cls.MUTANTS:
+        if only and mutant.name != only:
+            continue
+        spec = spec_cls(variant=mutant.variant, mutant=mutant.name, **constants)
+        # the search aims at what the mutant claims to break; a mutant that breaks something
+        # else instead shows up as "breaks_what_it_claims": false
+        claimed = set(mutant.breaks)
+        invariants = [i for i in spec.invariants if spec.expectation(i) == "holds" and i.name in claimed]
+        facts = [f for f in spec.facts if spec.expectation(f) == "holds" and f.name in claimed]
+        started = time.perf_counter()
+        z3_found = _z3(spec, invariants, facts, budget)
+        hyp_found = _hypothesis(spec, invariants, facts, budget)
+        rows.append({
+            "mutant": mutant.name,
+            "variant": spec.variant,
+            "doc": mutant.doc,
+            "must_break": list(mutant.breaks),
+            "z3": {"killed": bool(z3_found), "broke": z3_found},
+            "hypothesis": {"killed": bool(hyp_found), "broke": hyp_found},
+            "killed": bool(z3_found) and bool(hyp_found),
+            "breaks_what_it_claims": bool(set(mutant.breaks) & (set(z3_found) | set(hyp_found))),
+            "seconds": round(time.perf_counter() - started, 2),
+        })
+    coverage = _coverage(spec_cls, constants, rows)
+    ok = all(r["killed"] and r["breaks_what_it_claims"] for r in rows) and all(c["broken_by"] for c in coverage)
+    return {"spec": spec_cls.name, "ok": ok, "mutants": rows, "coverage": coverage}
+
+
+def _z3(spec, invariants, facts, budget) -> list[str]:
+    found = []
+    for decl in facts:
+        if not prove_fact(spec, decl).proved:
+            found.append(decl.name)
+    if invariants:
+        result = bmc(spec, depth=budget.depth, invariants=invariants, max_seconds=budget.max_seconds,
+                     stop_at_first=True)
+        found += sorted(result.violations)
+    return found
+
+
+def _hypothesis(spec, invariants, facts, budget) -> list[str]:
+    found = [decl.name for decl in facts if falsify_fact(spec, decl, budget) is not None]
+    remaining = list(invariants)
+    while remaining:
+        result = run_machine(spec, examples=budget.examples, steps=budget.steps, seed=budget.seed, invariants=remaining)
+        if result.violation is None:
+            break
+        found.append(result.violation.invariant)
+        remaining = [i for i in remaining if i.name != result.violation.invariant]
+    return found
+
+
+def _coverage(spec_cls, constants, rows) -> list[dict]:
+    """For each invariant or fact expected to hold in some variant: the mutants that break it."""
+    claimed: dict[str, set] = {}
+    for variant in spec_cls.VARIANTS:
+        spec = spec_cls(variant=variant, **constants)
+        for decl in (*spec.invariants, *spec.facts):
+            if spec.expectation(decl) == "holds":
+                claimed.setdefault(decl.name, set()).add(variant)
+    out = []
+    for name, variants in claimed.items():
+        breakers = sorted(r["mutant"] for r in rows if name in r["z3"]["broke"] and name in r["hypothesis"]["broke"])
+        out.append({"property": name, "holds_in": sorted(variants), "broken_by": breakers})
+    return out
+
+
+def mutants_text(report: dict) -> str:
+    lines = [f"mutants of {report['spec']}:"]
+    for r in report["mutants"]:
+        mark = "killed  " if r["killed"] and r["breaks_what_it_claims"] else "SURVIVED"
+        lines.append(f"  [{mark}] {r['mutant']} ({r['variant']}): z3 broke {r['z3']['broke'] or 'nothing'}; "
+                     f"hypothesis broke {r['hypothesis']['broke'] or 'nothing'}  ({r['seconds']}s)")
+    lines.append("coverage (property <- mutants that both engines use to break it):")
+    for c in report["coverage"]:
+        mark = "ok  " if c["broken_by"] else "NONE"
+        lines.append(f"  [{mark}] {c['property']} ({', '.join(c['holds_in'])}) <- {', '.join(c['broken_by']) or 'no mutant'}")
+    lines.append(f"  => {'PASS' if report['ok'] else 'FAIL'}")
+    return "\n".join(lines)
