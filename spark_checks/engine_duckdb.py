@@ -60,41 +60,41 @@ late AS (
   FROM firsts
 ),
 found AS (
-  SELECT 'duplicate' AS class, -unexplained AS k1, -deliveries AS k2, uid AS k3,
+  SELECT 'duplicate' AS class, -unexplained AS k1, -deliveries AS k2, f.ts AS k3, uid AS k4,
     to_json({'topic': topic, 'subscription': subscription, 'uid': uid, 'producer': f.producer, 'seq': f.seq,
              'deliveries': deliveries, 'unexplained': unexplained}) AS example
   FROM delivered WHERE unexplained > 0
   UNION ALL
-  SELECT 'redelivered_after_ack', -after_ack, -(last_ts_ns - acked_ts_ns), uid,
+  SELECT 'redelivered_after_ack', -after_ack, -(last_ts_ns - acked_ts_ns), f.ts, uid,
     to_json({'topic': topic, 'subscription': subscription, 'uid': uid, 'producer': f.producer, 'seq': f.seq,
              'acked_ts_ns': acked_ts_ns, 'after_ack': after_ack, 'last_ts_ns': last_ts_ns})
   FROM delivered WHERE after_ack > 0
   UNION ALL
-  SELECT 'unexpected', -deliveries, f.ts, uid,
+  SELECT 'unexpected', -deliveries, f.ts, 0, uid,
     to_json({'topic': topic, 'subscription': subscription, 'uid': uid, 'producer': f.producer, 'seq': f.seq,
              'deliveries': deliveries, 'first_ts_ns': f.ts})
   FROM delivered WHERE NOT uid_sent
   UNION ALL
-  SELECT 'recovered', f.ts, 0, uid,
+  SELECT 'recovered', f.ts, 0, 0, uid,
     to_json({'topic': topic, 'subscription': subscription, 'uid': uid, 'producer': f.producer, 'seq': f.seq,
              'send_kind': CASE WHEN uid_unknown THEN 'send_unknown' ELSE 'send_err' END, 'first_ts_ns': f.ts})
   FROM delivered WHERE uid_sent AND NOT uid_ok
   UNION ALL
-  SELECT 'lost', o.s.ts, 0, o.uid,
+  SELECT 'lost', o.s.ts, 0, 0, o.uid,
     to_json({'topic': m.topic, 'subscription': m.subscription, 'uid': o.uid, 'producer': o.s.producer,
              'seq': o.s.seq, 'key': o.s.key, 'sent_ts_ns': o.s.ts})
   FROM sent_ok o JOIN must_see m ON o.s.topic = m.topic
   WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.uid = o.uid AND p.topic = m.topic
                     AND p.subscription = m.subscription AND p.deliveries > 0)
   UNION ALL
-  SELECT 'nonmonotonic', -(after_seq - seq), ts_ns, uid,
+  SELECT 'nonmonotonic', -(after_seq - seq), ts_ns, 0, uid,
     to_json({'topic': topic, 'subscription': subscription, 'client': client, 'producer': producer, 'key': key,
              'uid': uid, 'seq': seq, 'after_seq': after_seq, 'ts_ns': ts_ns})
   FROM late WHERE seq < after_seq
 ),
 ranked AS (
   SELECT class, example, count(*) OVER (PARTITION BY class) AS n,
-         row_number() OVER (PARTITION BY class ORDER BY k1, k2, k3) AS rank
+         row_number() OVER (PARTITION BY class ORDER BY k1, k2, k3, k4) AS rank
   FROM found
 )
 SELECT class, n, example FROM ranked WHERE rank <= {max_examples} ORDER BY class, rank

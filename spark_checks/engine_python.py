@@ -59,12 +59,12 @@ def run_checks(capture: CaptureInput) -> dict:
         base = {"topic": topic, "subscription": sub, "uid": uid, "producer": producer0, "seq": seq0}
         unexplained = sum(1 for r in rows[1:] if r[1] == 0 and (ack is None or r[0] <= ack))
         if unexplained:
-            found[DUPLICATE].append(((-unexplained, -len(rows), uid),
+            found[DUPLICATE].append(((-unexplained, -len(rows), ts0, uid),
                                      {**base, "deliveries": len(rows), "unexplained": unexplained}))
         if ack is not None:
             after = [r[0] for r in rows if r[0] > ack]
             if after:
-                found[REDELIVERED_AFTER_ACK].append(((-len(after), -(max(after) - ack), uid),
+                found[REDELIVERED_AFTER_ACK].append(((-len(after), -(max(after) - ack), ts0, uid),
                                                      {**base, "acked_ts_ns": ack, "after_ack": len(after),
                                                       "last_ts_ns": max(after)}))
         if uid not in sent_ok:

@@ -1,22 +1,22 @@
 """The §5.2 checks as PySpark DataFrame jobs.
 
-Plan: one shuffle puts every event of a uid in the same partition (keyed by a 64-bit hash
-of the uid, so that sorts compare longs, not the uids' common prefixes); per-uid and
-per-(subscription, uid) results then come from windows and aggregations that reuse that
-partitioning without another shuffle. Only the ordering check needs a second shuffle, of
-first deliveries, by (subscription, client, producer, key). The per-pair table is cached
-because every class's count and examples are read from it.
+Why it is shaped like this: on a small machine Spark's cost is moving strings through
+shuffles and sorting on them (uids share long prefixes, so sort prefixes don't help). So
+the scan turns every event into a row of numbers: two independent hashes of the uid (96
+bits: a collision among 10^8 uids has odds below 10^-12), 64-bit hashes of
+(topic, subscription), client, producer and key, and a kind code. One shuffle by the uid
+hash then puts all events of a uid in one partition; windows, aggregations and joins reuse
+that partitioning. The ordering check needs the only other shuffle. The few examples are
+turned back into strings at the end by one filtered scan.
 """
 from __future__ import annotations
 
-import json
-
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from .capture_input import NEEDED, CaptureInput
+from .capture_input import CaptureInput
 from .classes import (
+    CLASSES,
     DUPLICATE,
     LOST,
     MAX_EXAMPLES,
@@ -26,131 +26,205 @@ from .classes import (
     UNEXPECTED,
 )
 
-_SEND_KINDS = ["send_ok", "send_err", "send_unknown"]
+OK, ERR, UNKNOWN, RECV, ACK = 0, 1, 2, 3, 4
+_KIND_CODES = {"send_ok": OK, "send_err": ERR, "send_unknown": UNKNOWN, "receive": RECV, "ack": ACK}
+_PAIR = ["h", "g", "tsk"]
+_UID = ["h", "g"]
 
 
 def run_checks(spark: SparkSession, capture: CaptureInput) -> dict:
-    events = spark.read.parquet(*capture.files).select(*NEEDED)
-    by_uid = events.withColumn("h", F.xxhash64("uid")).repartition("h")
-    pairs = _pairs(by_uid).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        return _verdict_parts(pairs, capture.manifest["must_see"])
-    finally:
-        pairs.unpersist()
-
-
-def _pairs(ev: DataFrame) -> DataFrame:
-    """One row per (uid, topic, subscription): send rows form the subscription-less group."""
-    is_recv = F.col("kind") == "receive"
-    is_ack = F.col("kind") == "ack"
-    is_send = F.col("kind").isin(_SEND_KINDS)
-    rc0 = F.coalesce(F.col("redelivery_count"), F.lit(0))
-    per_uid = Window.partitionBy("h", "uid")
-    # Ties: an ack at the same instant as a delivery comes after it, and a delivery with a
-    # redelivery count after one without (the benefit of the doubt either way).
-    per_pair = Window.partitionBy("h", "uid", "topic", "subscription").orderBy(
-        "ts_ns", F.col("kind") == "ack", "rc0")
-    before = per_pair.rowsBetween(Window.unboundedPreceding, -1)
-    flagged = (
-        ev.withColumn("rc0", rc0)
-        .withColumn("is_recv", is_recv)
-        .withColumn("uid_sent", F.max(is_send).over(per_uid))
-        .withColumn("uid_ok", F.max(F.col("kind") == "send_ok").over(per_uid))
-        .withColumn("uid_unknown", F.max(F.col("kind") == "send_unknown").over(per_uid))
-        .withColumn("acked_before", F.coalesce(F.max(is_ack).over(before), F.lit(False)))
-        .withColumn("recv_before", F.coalesce(F.max(is_recv).over(before), F.lit(False)))
-    )
-    recv = F.col("is_recv")
-    return flagged.groupBy("h", "uid", "topic", "subscription").agg(
-        F.first("uid_sent").alias("uid_sent"),
-        F.first("uid_ok").alias("uid_ok"),
-        F.first("uid_unknown").alias("uid_unknown"),
-        F.max(F.col("kind") == "send_ok").alias("sent_ok_here"),
-        F.min(F.when(F.col("kind") == "send_ok", F.struct("ts_ns", "producer", "seq", "key"))).alias("send"),
-        F.sum(recv.cast("int")).alias("deliveries"),
-        F.sum((recv & F.col("recv_before") & (F.col("rc0") == 0) & ~F.col("acked_before")).cast("int")).alias(
-            "unexplained"),
-        F.sum((recv & F.col("acked_before")).cast("int")).alias("after_ack"),
-        F.min(F.when(is_ack, F.col("ts_ns"))).alias("acked_ts_ns"),
-        F.max(F.when(recv, F.col("ts_ns"))).alias("last_ts_ns"),
-        F.min(F.when(recv, F.struct("ts_ns", "rc0", "client", "producer", "seq", "key"))).alias("first"),
-    )
-
-
-def _verdict_parts(pairs: DataFrame, must_see: list[dict]) -> dict:
-    # Materializes the cache and counts sends in one job.
-    sends = pairs.filter(F.col("subscription").isNull() & F.col("uid_sent")).count()
-    delivered = pairs.filter(F.col("deliveries") > 0)
-    base = [F.col("topic"), F.col("subscription"), F.col("uid"), F.col("first.producer").alias("producer"),
-            F.col("first.seq").alias("seq")]
-    first_ts = F.col("first.ts_ns")
-    zero = F.lit(0).cast("long")
-    # (condition, sort key (k1, k2) ascending then uid, example columns), as in engine_python.
-    per_pair = {
-        DUPLICATE: (F.col("unexplained") > 0, (-F.col("unexplained"), -F.col("deliveries")),
-                    base + ["deliveries", "unexplained"]),
-        REDELIVERED_AFTER_ACK: (F.col("after_ack") > 0,
-                                (-F.col("after_ack"), -(F.col("last_ts_ns") - F.col("acked_ts_ns"))),
-                                base + ["acked_ts_ns", "after_ack", "last_ts_ns"]),
-        UNEXPECTED: (~F.col("uid_sent"), (-F.col("deliveries"), first_ts),
-                     base + ["deliveries", first_ts.alias("first_ts_ns")]),
-        RECOVERED: (F.col("uid_sent") & ~F.col("uid_ok"), (first_ts, zero),
-                    base + [F.when(F.col("uid_unknown"), "send_unknown").otherwise("send_err").alias("send_kind"),
-                            first_ts.alias("first_ts_ns")]),
-    }
-    found = delivered.select(F.explode(F.array(*[
-        F.when(condition, _finding(name, k1, k2, F.col("uid"), columns))
-        for name, (condition, (k1, k2), columns) in per_pair.items()
-    ])).alias("f")).filter(F.col("f").isNotNull()).select("f.*")
-    found = found.unionByName(_lost(pairs, must_see)).unionByName(_nonmonotonic(delivered))
-    ranked = found.withColumn("n", F.count("*").over(Window.partitionBy("class"))).withColumn(
-        "rank", F.row_number().over(Window.partitionBy("class").orderBy("k1", "k2", "k3")))
-    counts = {name: 0 for name in (LOST, DUPLICATE, UNEXPECTED, RECOVERED, NONMONOTONIC, REDELIVERED_AFTER_ACK)}
-    examples: dict[str, list] = {name: [] for name in counts}
-    for row in ranked.filter(F.col("rank") <= MAX_EXAMPLES).orderBy("class", "rank").collect():
+    must_see = capture.manifest["must_see"]
+    raw = spark.read.parquet(*capture.files)
+    pairs = _pairs(_numeric(raw).repartition("h"), must_see)
+    found = _ordering(pairs).select(F.explode(_candidates(must_see)).alias("f")).filter(
+        F.col("f").isNotNull()).select("f.*")
+    by_class = Window.partitionBy("class")
+    ranked = found.withColumn("n", F.count("*").over(by_class)).withColumn(
+        "rank", F.row_number().over(by_class.orderBy("k1", "k2", "k3", "h", "g")))
+    rows = ranked.filter(F.col("rank") <= MAX_EXAMPLES).orderBy("class", "rank").collect()
+    counts = {name: 0 for name in CLASSES}
+    for row in rows:
         counts[row["class"]] = row["n"]
-        examples[row["class"]].append(json.loads(row["example"]))
+    examples = _examples(raw, rows, must_see)
+    # Only "were there any sends" matters to the verdict, and this stops at the first one.
+    sends = raw.filter(F.col("kind").isin("send_ok", "send_err", "send_unknown")).limit(1).count()
     return {"counts": counts, "examples": examples, "sends": sends}
 
 
-def _finding(name: str, k1, k2, k3, columns) -> F.Column:
-    return F.struct(F.lit(name).alias("class"), k1.cast("long").alias("k1"), k2.cast("long").alias("k2"),
-                    k3.alias("k3"), F.to_json(F.struct(*columns)).alias("example"))
+def _numeric(raw: DataFrame) -> DataFrame:
+    kind = F.col("kind")
+    code = F.lit(None).cast("byte")
+    for name, value in _KIND_CODES.items():
+        code = F.when(kind == name, F.lit(value).cast("byte")).otherwise(code)
+    return raw.select(
+        F.xxhash64("uid").alias("h"),
+        F.hash("uid").alias("g"),
+        # xxhash64 skips nulls, so a send row's tsk is the hash of its topic alone.
+        F.xxhash64("topic", "subscription").alias("tsk"),
+        code.alias("k"),
+        F.col("ts_ns").alias("ts"),
+        F.coalesce(F.col("redelivery_count"), F.lit(0)).alias("rc0"),
+        F.col("seq"),
+        F.xxhash64("client").alias("cid"),
+        F.xxhash64("producer").alias("pid"),
+        F.xxhash64("key").alias("kid"),
+    ).filter(F.col("k").isNotNull())
 
 
-def _lost(pairs: DataFrame, must_see: list[dict]) -> DataFrame:
-    empty = pairs.limit(0).select(_finding(LOST, F.lit(0), F.lit(0), F.col("uid"), ["uid"]).alias("f")).select("f.*")
-    if not must_see:
-        return empty
-    seen = [
-        F.max((F.col("topic") == m["topic"]) & (F.col("subscription") == m["subscription"])
-              & (F.col("deliveries") > 0)).alias(f"seen{k}")
-        for k, m in enumerate(must_see)
+def _pairs(ev: DataFrame, must_see: list[dict]) -> DataFrame:
+    """One row per (uid, topic, subscription) with that pair's and its uid's facts.
+
+    A uid's sends form a group of their own (subscription null). All windows share one
+    ordering, so Spark sorts the shuffled events once.
+    """
+    c = F.col
+    is_recv, is_ack = c("k") == RECV, c("ia")
+    # Ties: an ack at the same instant as a delivery comes after it, and a delivery with a
+    # redelivery count after one without (the benefit of the doubt either way). Both window
+    # specs spell out the same sort order (h, g, tsk, ts, ia, rc0) so that Spark sorts once.
+    pair_rows = Window.partitionBy(*_UID, "tsk").orderBy("ts", "ia", "rc0")
+    before = pair_rows.rowsBetween(Window.unboundedPreceding, -1)
+    pair = pair_rows.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    uid_rows = Window.partitionBy(*_UID).orderBy("tsk", "ts", "ia", "rc0")
+    uid = uid_rows.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    ev = ev.withColumn("ia", c("k") == ACK)
+    stage1 = ev.select(
+        "*",
+        F.coalesce(F.max(is_ack).over(before), F.lit(False)).alias("acked_before"),
+        F.coalesce(F.max(is_recv).over(before), F.lit(False)).alias("recv_before"),
+        F.row_number().over(pair_rows).alias("rn_pair"),
+        F.row_number().over(uid_rows).alias("rn_uid"),
+        F.max(c("k") <= UNKNOWN).over(uid).alias("uid_sent"),
+        F.max(c("k") == OK).over(uid).alias("uid_ok"),
+        F.max(c("k") == UNKNOWN).over(uid).alias("uid_unknown"),
+        F.min(F.when(c("k") == OK, F.struct("ts", "tsk", "pid", "seq", "kid"))).over(uid).alias("ok"),
+        *[F.max(is_recv & (c("tsk") == _pair_hash(m["topic"], m["subscription"]))).over(uid).alias(f"seen{i}")
+          for i, m in enumerate(must_see)],
+    )
+    recv = c("k") == RECV
+    stage2 = stage1.select(
+        "*",
+        F.sum(recv.cast("int")).over(pair).alias("deliveries"),
+        F.sum((recv & c("recv_before") & (c("rc0") == 0) & ~c("acked_before")).cast("int")).over(pair).alias(
+            "unexplained"),
+        F.sum((recv & c("acked_before")).cast("int")).over(pair).alias("after_ack"),
+        F.min(F.when(is_ack, c("ts"))).over(pair).alias("acked_ts"),
+        F.max(F.when(recv, c("ts"))).over(pair).alias("last_ts"),
+        F.min(F.when(recv, F.struct("ts", "rc0", "cid", "pid", "seq", "kid"))).over(pair).alias("first"),
+    )
+    return stage2.filter(c("rn_pair") == 1).select(
+        *_UID, "tsk", "rn_uid", "uid_sent", "uid_ok", "uid_unknown", "ok",
+        *[f"seen{i}" for i in range(len(must_see))],
+        "deliveries", "unexplained", "after_ack", "acked_ts", "last_ts",
+        c("first.cid").alias("fcid"), c("first.pid").alias("fpid"), c("first.kid").alias("fkid"),
+        c("first.seq").alias("fseq"), c("first.ts").alias("fts"),
+    )
+
+
+def _ordering(pairs: DataFrame) -> DataFrame:
+    """Adds ``after_seq``: the highest seq among earlier first deliveries of the same
+    (subscription, client, producer, key). Order is per consumer client (design.md §5.2);
+    equal timestamps give the benefit of the doubt. Pairs without deliveries ride along
+    (their columns are null) so that the whole check stays one stream with no recompute."""
+    group = Window.partitionBy("tsk", "fcid", "fpid", "fkid").orderBy("fts", "fseq")
+    delivered_seq = F.when(F.col("deliveries") > 0, F.col("fseq"))
+    return pairs.withColumn("after_seq", F.max(delivered_seq).over(group.rowsBetween(Window.unboundedPreceding, -1)))
+
+
+def _finding(name: str, k1, k2, k3, tsk, seq, **detail) -> F.Column:
+    fields = [F.lit(name).alias("class"), k1.cast("long").alias("k1"), k2.cast("long").alias("k2"),
+              k3.cast("long").alias("k3"), F.col("h"), F.col("g"), tsk.alias("tsk"), seq.alias("seq")]
+    fields += [F.col(c).alias(c) for c in ("fcid", "fpid", "fkid")]
+    fields.append(F.to_json(F.struct(*[v.cast("long").alias(k) for k, v in detail.items()])).alias("detail"))
+    return F.struct(*fields)
+
+
+def _candidates(must_see: list[dict]) -> F.Column:
+    c = F.col
+    delivered = c("deliveries") > 0
+    sent = F.coalesce(c("uid_sent"), F.lit(False))
+    candidates = [
+        F.when(c("unexplained") > 0, _finding(DUPLICATE, -c("unexplained"), -c("deliveries"), c("fts"), c("tsk"),
+                                              c("fseq"), deliveries=c("deliveries"), unexplained=c("unexplained"))),
+        F.when(c("after_ack") > 0, _finding(REDELIVERED_AFTER_ACK, -c("after_ack"), -(c("last_ts") - c("acked_ts")),
+                                            c("fts"), c("tsk"), c("fseq"), acked_ts_ns=c("acked_ts"),
+                                            after_ack=c("after_ack"), last_ts_ns=c("last_ts"))),
+        F.when(delivered & ~sent, _finding(UNEXPECTED, -c("deliveries"), c("fts"), F.lit(0), c("tsk"), c("fseq"),
+                                           deliveries=c("deliveries"), first_ts_ns=c("fts"))),
+        F.when(delivered & sent & ~c("uid_ok"),
+               _finding(RECOVERED, c("fts"), F.lit(0), F.lit(0), c("tsk"), c("fseq"), first_ts_ns=c("fts"),
+                        send_unknown=c("uid_unknown").cast("int"))),
+        F.when(delivered & (c("fseq") < c("after_seq")),
+               _finding(NONMONOTONIC, -(c("after_seq") - c("fseq")), c("fts"), F.lit(0), c("tsk"), c("fseq"),
+                        after_seq=c("after_seq"), ts_ns=c("fts"))),
     ]
-    per_uid = pairs.groupBy("h", "uid").agg(
-        F.min(F.when(F.col("sent_ok_here"), F.struct(F.col("send.ts_ns"), "topic", F.col("send.producer"),
-                                                     F.col("send.seq"), F.col("send.key")))).alias("ok"),
-        *seen,
-    ).filter(F.col("ok").isNotNull())
-    lost = empty
-    for k, m in enumerate(must_see):
-        columns = [F.col("ok.topic").alias("topic"), F.lit(m["subscription"]).alias("subscription"), "uid",
-                   F.col("ok.producer").alias("producer"), F.col("ok.seq").alias("seq"),
-                   F.col("ok.key").alias("key"), F.col("ok.ts_ns").alias("sent_ts_ns")]
-        missing = per_uid.filter((F.col("ok.topic") == m["topic"]) & ~F.col(f"seen{k}"))
-        lost = lost.unionByName(
-            missing.select(_finding(LOST, F.col("ok.ts_ns"), F.lit(0), F.col("uid"), columns).alias("f")).select("f.*"))
-    return lost
+    # A uid's first row carries its per-uid facts: one lost candidate per must-see subscription.
+    for i, m in enumerate(must_see):
+        candidates.append(F.when(
+            (c("rn_uid") == 1) & c("ok").isNotNull() & (c("ok.tsk") == _topic_hash(m["topic"])) & ~c(f"seen{i}"),
+            F.struct(F.lit(LOST).alias("class"), c("ok.ts").alias("k1"), F.lit(0).cast("long").alias("k2"),
+                     F.lit(0).cast("long").alias("k3"), c("h"), c("g"),
+                     _pair_hash(m["topic"], m["subscription"]).alias("tsk"), c("ok.seq").alias("seq"),
+                     F.lit(None).cast("long").alias("fcid"), c("ok.pid").alias("fpid"), c("ok.kid").alias("fkid"),
+                     F.to_json(F.struct(c("ok.ts").alias("sent_ts_ns"), F.lit(i).alias("must_see"))).alias("detail"))))
+    return F.array(*candidates)
 
 
-def _nonmonotonic(delivered: DataFrame):
-    first = delivered.select(
-        "topic", "subscription", F.col("first.client").alias("client"), F.col("first.producer").alias("producer"),
-        F.col("first.key").alias("key"), "uid", F.col("first.seq").alias("seq"), F.col("first.ts_ns").alias("ts_ns"))
-    # Order is per consumer client (design.md §5.2); equal timestamps give the benefit of the doubt.
-    group = Window.partitionBy("topic", "subscription", "client", "producer", "key").orderBy("ts_ns", "seq")
-    earlier = F.max("seq").over(group.rowsBetween(Window.unboundedPreceding, -1))
-    late = first.withColumn("after_seq", earlier).filter(F.col("seq") < F.col("after_seq"))
-    columns = ["topic", "subscription", "client", "producer", "key", "uid", "seq", "after_seq", "ts_ns"]
-    return late.select(_finding(NONMONOTONIC, -(F.col("after_seq") - F.col("seq")), F.col("ts_ns"), F.col("uid"),
-                                columns).alias("f")).select("f.*")
+def _topic_hash(topic: str) -> F.Column:
+    return F.xxhash64(F.lit(topic))
+
+
+def _pair_hash(topic: str, subscription: str) -> F.Column:
+    return F.xxhash64(F.lit(topic), F.lit(subscription))
+
+
+def _examples(raw: DataFrame, rows: list, must_see: list[dict]) -> dict[str, list[dict]]:
+    """Turn the hashed top rows back into the strings people read, with one filtered scan."""
+    import json
+
+    examples: dict[str, list[dict]] = {name: [] for name in CLASSES}
+    if not rows:
+        return examples
+    wanted = sorted({row["h"] for row in rows})
+    names: dict = {}
+    uid_of: dict = {}
+    for r in raw.filter(F.xxhash64("uid").isin(wanted)).select(
+        "uid", "topic", "subscription", "client", "producer", "key",
+        F.xxhash64("uid").alias("h"), F.hash("uid").alias("g"),
+        F.xxhash64("topic", "subscription").alias("tsk"), F.xxhash64("client").alias("cid"),
+        F.xxhash64("producer").alias("pid"), F.xxhash64("key").alias("kid"),
+    ).distinct().collect():
+        uid_of[(r["h"], r["g"])] = r["uid"]
+        names[("tsk", r["tsk"])] = (r["topic"], r["subscription"])
+        names[("cid", r["cid"])] = r["client"]
+        names[("pid", r["pid"])] = r["producer"]
+        names[("kid", r["kid"])] = r["key"]
+    for row in rows:
+        detail = json.loads(row["detail"])
+        name = row["class"]
+        topic, subscription = names.get(("tsk", row["tsk"]), (None, None))
+        uid = uid_of.get((row["h"], row["g"]))
+        producer, key = names.get(("pid", row["fpid"])), names.get(("kid", row["fkid"]))
+        if name == LOST:
+            m = must_see[detail["must_see"]]
+            examples[name].append({"topic": m["topic"], "subscription": m["subscription"], "uid": uid,
+                                   "producer": producer, "seq": row["seq"], "key": key,
+                                   "sent_ts_ns": detail["sent_ts_ns"]})
+            continue
+        base = {"topic": topic, "subscription": subscription, "uid": uid, "producer": producer, "seq": row["seq"]}
+        if name == DUPLICATE:
+            examples[name].append({**base, "deliveries": detail["deliveries"], "unexplained": detail["unexplained"]})
+        elif name == REDELIVERED_AFTER_ACK:
+            examples[name].append({**base, "acked_ts_ns": detail["acked_ts_ns"], "after_ack": detail["after_ack"],
+                                   "last_ts_ns": detail["last_ts_ns"]})
+        elif name == UNEXPECTED:
+            examples[name].append({**base, "deliveries": detail["deliveries"], "first_ts_ns": detail["first_ts_ns"]})
+        elif name == RECOVERED:
+            examples[name].append({**base, "send_kind": "send_unknown" if detail["send_unknown"] else "send_err",
+                                   "first_ts_ns": detail["first_ts_ns"]})
+        elif name == NONMONOTONIC:
+            examples[name].append({"topic": topic, "subscription": subscription,
+                                   "client": names.get(("cid", row["fcid"])), "producer": producer, "key": key,
+                                   "uid": uid, "seq": row["seq"], "after_seq": detail["after_seq"],
+                                   "ts_ns": detail["ts_ns"]})
+    return examples

@@ -129,7 +129,11 @@ def _choose_slots(rng, messages: int, injection: Injection) -> dict[str, set[int
             f"events or more, but only {messages * EVENTS_PER_MESSAGE:,} were asked for",
             "raise --events or lower --per-class",
         )
-    chosen = (rng.choice(available, size=sum(wanted.values()), replace=False) + 1) * SLOT_STRIDE
+    # The offset spreads injections over producers, topics and keys; slots stay at least
+    # SLOT_STRIDE - 2*P*T apart, more than the K*P reach of a nonmonotonic injection.
+    count = sum(wanted.values())
+    offsets = rng.integers(0, 2 * PRODUCERS * TOPICS, size=count)
+    chosen = (rng.choice(available, size=count, replace=False) + 1) * SLOT_STRIDE + offsets
     slots, at = {}, 0
     for name in names:
         slots[name] = {int(i) for i in chosen[at: at + wanted[name]]}
