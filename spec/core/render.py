@@ -17,12 +17,12 @@ def violation_table(spec: Spec, violation: Violation, *, only_changed: bool = Tr
         values = [state[var] for state in shown]
         if only_changed and len(set(values)) == 1 and len(values) > 1:
             continue
-        cells = [values[0]] + [("*" if v != p else "") + v for p, v in zip(values, values[1:])]
+        cells = [values[0]] + [("*" if v != p else "") + v for p, v in zip(values, values[1:], strict=False)]
         rows.append([var, *cells])
     widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
 
     def line(cells):
-        return "  ".join(str(cell).ljust(w) for cell, w in zip(cells, widths)).rstrip()
+        return "  ".join(str(cell).ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip()
 
     title = (
         f"{violation.engine}: invariant {violation.invariant} broken after {violation.length} step(s)"

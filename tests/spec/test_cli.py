@@ -1,0 +1,58 @@
+"""The spec commands honour the CLI contract: one JSON document, exit codes 0/1/2."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def run(*args):
+    proc = subprocess.run([sys.executable, "-m", "pulsar_conformance", *args], capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_list_json_is_one_document():
+    code, out, _ = run("spec", "list", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    names = {s["name"] for s in doc["specs"]}
+    assert {"client-failover", "policy-sync"} <= names
+
+
+def test_unknown_spec_is_exit_2_with_a_fix():
+    code, out, _ = run("spec", "check", "no-such-spec", "--json")
+    assert code == 2
+    doc = json.loads(out)
+    assert "no-such-spec" in doc["error"] and "spec list" in doc["fix"]
+
+
+def test_bad_constant_is_exit_2():
+    code, _, err = run("spec", "check", "client-failover", "--const", "SECONDARIES=x")
+    assert code == 2 and "NAME=INTEGER" in err
+
+
+def test_unknown_variant_is_exit_2():
+    code, _, err = run("spec", "explore", "policy-sync", "--variant", "as-dreamed")
+    assert code == 2 and "as-proposed" in err
+
+
+def test_check_json_reports_engines_and_exit_0():
+    code, out, _ = run("spec", "check", "client-failover", "--json", "--depth", "5", "--examples", "30")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["ok"] is True and set(doc["engines"]) == {"explore", "z3", "hypothesis"}
+
+
+def test_a_surviving_mutant_fails_the_mutants_command(monkeypatch):
+    # a mutant whose claim is wrong must not count as killed: run one that breaks
+    # something else than what we pretend it breaks
+    from pulsar_conformance.spec.core.check import Budget
+    from pulsar_conformance.spec.core.model import Mutant
+    from pulsar_conformance.spec.core.mutants import run_mutants
+    from pulsar_conformance.spec.protocols.client_failover import ClientFailover
+
+    class Lying(ClientFailover):
+        MUTANTS = (Mutant("switch-without-probe", "claims the wrong invariant", ("escape_dead_secondary",), "cpp"),)
+
+    report = run_mutants(Lying, Budget(depth=6, examples=40, steps=30))
+    assert not report["ok"]
