@@ -12,6 +12,7 @@ ENGINES = ("spark", "duckdb", "python")
 def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -> dict:
     capture = open_capture(run_dir)
     if engine == "spark":
+        _check_master_reachable(master)
         from .engine_spark import run_checks as spark_checks
         from .session import spark_session
 
@@ -40,3 +41,23 @@ def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -
         raise UsageError(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}")
     return build_verdict(manifest=capture.manifest, events=parts["events"], sends=parts["sends"],
                          counts=parts["counts"], examples=parts["examples"], engine=engine)
+
+
+def _check_master_reachable(master: str) -> None:
+    """Spark retries an absent master for about a minute before failing; a TCP probe says so at once."""
+    import socket
+
+    if not master.startswith("spark://"):
+        return
+    for address in master[len("spark://"):].split(","):
+        host, _, port = address.rpartition(":")
+        try:
+            with socket.create_connection((host, int(port)), timeout=5):
+                return
+        except (OSError, ValueError):
+            continue
+    raise UsageError(
+        f"no Spark master answers at {master}",
+        "start one (spark-class org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 7077) "
+        "or leave out --master to run in local mode",
+    )
