@@ -4,7 +4,7 @@ Why it is shaped like this: on a small machine Spark's cost is moving strings th
 shuffles and sorting on them (uids share long prefixes, so sort prefixes don't help). So
 the scan turns every event into a row of numbers: two independent hashes of the uid (96
 bits: a collision among 10^8 uids has odds below 10^-12), 64-bit hashes of
-(topic, subscription), client, producer and key, and a kind code. One shuffle by the uid
+(topic, subscription) and of (client, producer, key), and a kind code. One shuffle by the uid
 hash then puts all events of a uid in one partition; windows, aggregations and joins reuse
 that partitioning. The ordering check needs the only other shuffle. The few examples are
 turned back into strings at the end by one filtered scan.
@@ -65,9 +65,9 @@ def _numeric(raw: DataFrame) -> DataFrame:
         F.col("ts_ns").alias("ts"),
         F.coalesce(F.col("redelivery_count"), F.lit(0)).alias("rc0"),
         F.col("seq"),
-        F.xxhash64("client").alias("cid"),
-        F.xxhash64("producer").alias("pid"),
-        F.xxhash64("key").alias("kid"),
+        # The ordering check groups by (client, producer, key): one hash serves it, and the
+        # examples get the three strings back from the final lookup.
+        F.xxhash64("client", "producer", "key").alias("grp"),
     ).filter(F.col("k").isNotNull())
 
 
@@ -97,7 +97,7 @@ def _pairs(ev: DataFrame, must_see: list[dict]) -> DataFrame:
         F.max(c("k") <= UNKNOWN).over(uid).alias("uid_sent"),
         F.max(c("k") == OK).over(uid).alias("uid_ok"),
         F.max(c("k") == UNKNOWN).over(uid).alias("uid_unknown"),
-        F.min(F.when(c("k") == OK, F.struct("ts", "tsk", "pid", "seq", "kid"))).over(uid).alias("ok"),
+        F.min(F.when(c("k") == OK, F.struct("ts", "tsk", "seq"))).over(uid).alias("ok"),
         *[F.max(is_recv & (c("tsk") == _pair_hash(m["topic"], m["subscription"]))).over(uid).alias(f"seen{i}")
           for i, m in enumerate(must_see)],
     )
@@ -110,14 +110,13 @@ def _pairs(ev: DataFrame, must_see: list[dict]) -> DataFrame:
         F.sum((recv & c("acked_before")).cast("int")).over(pair).alias("after_ack"),
         F.min(F.when(is_ack, c("ts"))).over(pair).alias("acked_ts"),
         F.max(F.when(recv, c("ts"))).over(pair).alias("last_ts"),
-        F.min(F.when(recv, F.struct("ts", "rc0", "cid", "pid", "seq", "kid"))).over(pair).alias("first"),
+        F.min(F.when(recv, F.struct("ts", "rc0", "grp", "seq"))).over(pair).alias("first"),
     )
     return stage2.filter(c("rn_pair") == 1).select(
         *_UID, "tsk", "rn_uid", "uid_sent", "uid_ok", "uid_unknown", "ok",
         *[f"seen{i}" for i in range(len(must_see))],
         "deliveries", "unexplained", "after_ack", "acked_ts", "last_ts",
-        c("first.cid").alias("fcid"), c("first.pid").alias("fpid"), c("first.kid").alias("fkid"),
-        c("first.seq").alias("fseq"), c("first.ts").alias("fts"),
+        c("first.grp").alias("fgrp"), c("first.seq").alias("fseq"), c("first.ts").alias("fts"),
     )
 
 
@@ -126,7 +125,10 @@ def _ordering(pairs: DataFrame) -> DataFrame:
     (subscription, client, producer, key). Order is per consumer client (design.md §5.2);
     equal timestamps give the benefit of the doubt. Pairs without deliveries ride along
     (their columns are null) so that the whole check stays one stream with no recompute."""
-    group = Window.partitionBy("tsk", "fcid", "fpid", "fkid").orderBy("fts", "fseq")
+    # Pairs without deliveries (a uid's sends) get one tiny group each, keyed by their uid
+    # hash, instead of one huge group per topic.
+    alone = F.when(F.col("deliveries") == 0, F.col("h"))
+    group = Window.partitionBy("tsk", "fgrp", alone).orderBy("fts", "fseq")
     delivered_seq = F.when(F.col("deliveries") > 0, F.col("fseq"))
     return pairs.withColumn("after_seq", F.max(delivered_seq).over(group.rowsBetween(Window.unboundedPreceding, -1)))
 
@@ -134,7 +136,7 @@ def _ordering(pairs: DataFrame) -> DataFrame:
 def _finding(name: str, k1, k2, k3, tsk, seq, **detail) -> F.Column:
     fields = [F.lit(name).alias("class"), k1.cast("long").alias("k1"), k2.cast("long").alias("k2"),
               k3.cast("long").alias("k3"), F.col("h"), F.col("g"), tsk.alias("tsk"), seq.alias("seq")]
-    fields += [F.col(c).alias(c) for c in ("fcid", "fpid", "fkid")]
+    fields.append(F.col("fgrp").alias("fgrp"))
     fields.append(F.to_json(F.struct(*[v.cast("long").alias(k) for k, v in detail.items()])).alias("detail"))
     return F.struct(*fields)
 
@@ -165,7 +167,7 @@ def _candidates(must_see: list[dict]) -> F.Column:
             F.struct(F.lit(LOST).alias("class"), c("ok.ts").alias("k1"), F.lit(0).cast("long").alias("k2"),
                      F.lit(0).cast("long").alias("k3"), c("h"), c("g"),
                      _pair_hash(m["topic"], m["subscription"]).alias("tsk"), c("ok.seq").alias("seq"),
-                     F.lit(None).cast("long").alias("fcid"), c("ok.pid").alias("fpid"), c("ok.kid").alias("fkid"),
+                     F.lit(None).cast("long").alias("fgrp"),
                      F.to_json(F.struct(c("ok.ts").alias("sent_ts_ns"), F.lit(i).alias("must_see"))).alias("detail"))))
     return F.array(*candidates)
 
@@ -186,25 +188,23 @@ def _examples(raw: DataFrame, rows: list, must_see: list[dict]) -> dict[str, lis
     if not rows:
         return examples
     wanted = sorted({row["h"] for row in rows})
-    names: dict = {}
-    uid_of: dict = {}
+    pair_names: dict = {}
+    group_names: dict = {}
+    uid_facts: dict = {}
     for r in raw.filter(F.xxhash64("uid").isin(wanted)).select(
-        "uid", "topic", "subscription", "client", "producer", "key",
+        "uid", "topic", "subscription", "client", "producer", "key", "kind",
         F.xxhash64("uid").alias("h"), F.hash("uid").alias("g"),
-        F.xxhash64("topic", "subscription").alias("tsk"), F.xxhash64("client").alias("cid"),
-        F.xxhash64("producer").alias("pid"), F.xxhash64("key").alias("kid"),
-    ).distinct().collect():
-        uid_of[(r["h"], r["g"])] = r["uid"]
-        names[("tsk", r["tsk"])] = (r["topic"], r["subscription"])
-        names[("cid", r["cid"])] = r["client"]
-        names[("pid", r["pid"])] = r["producer"]
-        names[("kid", r["kid"])] = r["key"]
+        F.xxhash64("topic", "subscription").alias("tsk"), F.xxhash64("client", "producer", "key").alias("grp"),
+    ).collect():
+        pair_names[r["tsk"]] = (r["topic"], r["subscription"])
+        group_names[r["grp"]] = (r["client"], r["producer"], r["key"])
+        if (r["h"], r["g"]) not in uid_facts or r["kind"] == "send_ok":
+            uid_facts[(r["h"], r["g"])] = (r["uid"], r["producer"], r["key"])
     for row in rows:
         detail = json.loads(row["detail"])
         name = row["class"]
-        topic, subscription = names.get(("tsk", row["tsk"]), (None, None))
-        uid = uid_of.get((row["h"], row["g"]))
-        producer, key = names.get(("pid", row["fpid"])), names.get(("kid", row["fkid"]))
+        topic, subscription = pair_names.get(row["tsk"], (None, None))
+        uid, producer, key = uid_facts.get((row["h"], row["g"]), (None, None, None))
         if name == LOST:
             m = must_see[detail["must_see"]]
             examples[name].append({"topic": m["topic"], "subscription": m["subscription"], "uid": uid,
@@ -223,8 +223,8 @@ def _examples(raw: DataFrame, rows: list, must_see: list[dict]) -> dict[str, lis
             examples[name].append({**base, "send_kind": "send_unknown" if detail["send_unknown"] else "send_err",
                                    "first_ts_ns": detail["first_ts_ns"]})
         elif name == NONMONOTONIC:
-            examples[name].append({"topic": topic, "subscription": subscription,
-                                   "client": names.get(("cid", row["fcid"])), "producer": producer, "key": key,
-                                   "uid": uid, "seq": row["seq"], "after_seq": detail["after_seq"],
-                                   "ts_ns": detail["ts_ns"]})
+            client, producer, key = group_names.get(row["fgrp"], (None, producer, key))
+            examples[name].append({"topic": topic, "subscription": subscription, "client": client,
+                                   "producer": producer, "key": key, "uid": uid, "seq": row["seq"],
+                                   "after_seq": detail["after_seq"], "ts_ns": detail["ts_ns"]})
     return examples

@@ -47,7 +47,11 @@ def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance ch
         .config("spark.sql.adaptive.enabled", "true")
         # Everything is partitioned by the uid hash once; joins on (hash, uid) then reuse it.
         .config("spark.sql.requireAllClusterKeysForCoPartition", "false")
-        .config("spark.sql.windowExec.buffer.in.memory.threshold", str(1 << 20))
+        # The ordering check's windows hold one (subscription, client, producer, key) group at
+        # a time; spilling such groups to disk at Spark's default of 4096 rows made that one
+        # window cost more than all the rest.
+        .config("spark.sql.windowExec.buffer.in.memory.threshold", str(1 << 21))
+        .config("spark.sql.windowExec.buffer.spill.threshold", str(1 << 22))
         .config("spark.sql.parquet.enableVectorizedReader", "true")
         .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
     )
