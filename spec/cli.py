@@ -31,6 +31,11 @@ def register(commands) -> None:
     p.add_argument("--variant")
     p.set_defaults(handler=cmd_explore)
 
+    p = sub.add_parser("catalog", help="the requirements catalog: ids, strengths, what models and checks each",
+                       parents=[common])
+    p.add_argument("--area", help="only this area (e.g. client-failover)")
+    p.set_defaults(handler=cmd_catalog)
+
     p = commands.add("spec", cmd_bench, "explorer states/s, z3 BMC depth within a time budget, Hypothesis examples/s",
                      bench=True)
     p.add_argument("--seconds", type=float, default=60.0, help="z3 BMC time budget per spec (default 60)")
@@ -111,6 +116,28 @@ def cmd_list(args) -> int:
 
     emit(args, {"specs": specs}, text)
     return EXIT_PASS
+
+
+def cmd_catalog(args) -> int:
+    from .catalog import CatalogError, dangling_links, load
+
+    try:
+        catalog = load()
+    except CatalogError as error:
+        raise UsageError(f"the requirements catalog is malformed: {error}", "fix the YAML under spec/catalog/") from error
+    reqs = catalog.by_area(args.area) if args.area else catalog.requirements
+    problems = dangling_links(catalog)
+    doc = {"requirements": [r.to_json() for r in reqs], "problems": problems,
+           "covered": sum(r.covered for r in reqs), "total": len(reqs)}
+
+    def text():
+        lines = [f"{r.id} {r.strength:6} {'covered  ' if r.covered else 'UNCOVERED'} {r.text}" for r in reqs]
+        lines.append(f"{doc['covered']} of {doc['total']} covered")
+        lines += [f"PROBLEM: {p}" for p in problems]
+        return "\n".join(lines)
+
+    emit(args, doc, text)
+    return EXIT_FAIL if problems else EXIT_PASS
 
 
 def cmd_check(args) -> int:

@@ -35,13 +35,17 @@ class BmcResult:
 
 
 def bmc(spec: Spec, *, depth: int, invariants=None, max_seconds: float | None = None, stop_at_first: bool = False) -> BmcResult:
+    """Depth by depth, one query: can any still-unbroken invariant fail at exactly this depth?
+
+    A fresh solver per depth, not push/pop: measured on policy-sync, z3's one-shot
+    preprocessing reaches depth 8 in a minute where the incremental solver took ten.
+    """
     invariants = list(spec.checked_invariants() if invariants is None else invariants)
     started = time.perf_counter()
     enc = Encoding(spec)
-    solver = z3.Solver()
     states = [enc.state("0")]
     acts: list = []
-    solver.add(*enc.init(states[0]), *enc.domains(states[0]))
+    base = [*enc.init(states[0]), *enc.domains(states[0])]
     violations: dict[str, Violation] = {}
     reached = -1
     stopped_by = ""
@@ -49,26 +53,33 @@ def bmc(spec: Spec, *, depth: int, invariants=None, max_seconds: float | None = 
         if d > 0:
             s2 = enc.state(str(d))
             act = z3.Int(f"act@{d - 1}")
-            solver.add(*enc.domains(s2), enc.step(states[-1], s2, act))
+            base += [*enc.domains(s2), enc.step(states[-1], s2, act)]
             states.append(s2)
             acts.append(act)
-        for inv in invariants:
-            if inv.name in violations:
-                continue
+        pending = [inv for inv in invariants if inv.name not in violations]
+        while pending:
+            solver = z3.Solver()
             if max_seconds is not None:
                 left = max_seconds - (time.perf_counter() - started)
                 if left <= 0:
                     stopped_by = "max_seconds"
                     break
                 solver.set("timeout", max(1, int(left * 1000)))
-            solver.push()
-            solver.add(z3.Not(enc.invariant(inv, states[d])))
+            solver.add(*base)
+            broken_here = {inv.name: z3.Not(enc.invariant(inv, states[d])) for inv in pending}
+            solver.add(z3.Or(*broken_here.values()))
             answer = solver.check()
-            if answer == z3.sat:
-                violations[inv.name] = _read_trace(spec, enc, solver.model(), states, acts, inv.name)
-            solver.pop()
+            if answer == z3.unsat:
+                break
             if answer == z3.unknown:
                 stopped_by = "max_seconds" if max_seconds is not None else f"z3 unknown: {solver.reason_unknown()}"
+                break
+            model = solver.model()
+            for name, negated in broken_here.items():
+                if z3.is_true(model.eval(negated, model_completion=True)):
+                    violations[name] = _read_trace(spec, enc, model, states, acts, name)
+            pending = [inv for inv in pending if inv.name not in violations]
+            if stop_at_first:
                 break
         if stopped_by:
             break

@@ -53,6 +53,8 @@ class ClientFailover(Spec):
                ("bounded_failover",), "cpp"),
         Mutant("switch-back-on-first-success", "switches back on the first successful primary probe",
                ("no_early_switchback", "no_fast_oscillation"), "cpp"),
+        Mutant("switch-back-one-late", "needs one more ok primary probe than configured before switching back",
+               ("bounded_switchback",), "cpp"),
         Mutant("stay-on-dead-secondary", "never leaves a secondary that stopped answering",
                ("escape_dead_secondary",), "cpp"),
         Mutant("bug-14442-unguarded-switch-back-check",
@@ -162,7 +164,7 @@ class ClientFailover(Spec):
         # on a secondary: a dead secondary is left at once for the primary if it is up, else for
         # another reachable secondary; otherwise count ok primary probes up to the threshold
         oks = k.If(p_up, k.Min(s.oks + 1, self.cap), 0)
-        back_need = 1 if self.mutant == "switch-back-on-first-success" else st
+        back_need = {"switch-back-on-first-success": 1, "switch-back-one-late": st + 1}.get(self.mutant, st)
         other_sec = k.first([k.And(k.at(s.up, c), s.current != c) for c in self.secondaries],
                             list(self.secondaries), s.current)
         escape = k.If(p_up, PRIMARY, other_sec)
@@ -290,6 +292,11 @@ class ClientFailover(Spec):
     def bounded_failover(self, s, k):
         """Once the primary has failed for the configured probes while a secondary answers, the client is off it."""
         return k.Not(k.And(s.current == PRIMARY, self._failover_probes(s.g_p_down, k), s.g_sec_ok))
+
+    @invariant(holds_in={"cpp", "java"})
+    def bounded_switchback(self, s, k):
+        """Once the primary has answered for the configured probes, a client on a secondary is back on it."""
+        return k.Not(k.And(s.current != PRIMARY, self._switchback_probes(s.g_p_up, k)))
 
     @invariant(holds_in={"cpp"}, violated_in={"java"})
     def no_fast_oscillation(self, s, k):

@@ -14,6 +14,11 @@ Variants:
   lexicographically smaller source cluster, and the store keeps the winner's timestamp
   and source. The PIP does not say how deletes compete; they are modelled as tombstones
   (an absent value with a timestamp), the reading under which the rule can converge.
+  The rule can only pick one update if (timestamp, source) identifies it, so this
+  variant lets a cluster write only once per clock tick.
+- ``as-proposed-raw-clock``: the same rule without that assumption, which real
+  millisecond clocks do not give: two writes of one cluster in the same millisecond tie
+  completely and the first one delivered wins, differently per cluster (a finding).
 - ``as-implemented``: Pulsar's code. An incoming event is ignored when the node exists
   and the event is older than the node's modification time, or is a tie from another
   cluster whose name sorts lower than the LOCAL cluster's name. Otherwise it is applied,
@@ -38,7 +43,10 @@ class PolicySync(Spec):
     title = "PIP-136 policy sync across clusters: conflict resolution of concurrent updates"
     source = "shared/seeds/pip-136-policy-sync-across-clouds.md"
     VARIANTS = {
-        "as-proposed": "the PIP: newer timestamp wins, ties to the smaller source name, store keeps the winner's timestamp",
+        "as-proposed": "the PIP: newer timestamp wins, ties to the smaller source name, store keeps the winner's "
+                       "timestamp; a cluster never writes twice within one clock tick (the rule's implicit assumption)",
+        "as-proposed-raw-clock": "the PIP's rule with millisecond clocks as they are: one cluster may write twice "
+                                 "within one tick, so (timestamp, source) no longer identifies an update",
         "as-implemented": "AbstractMetadataStore#shouldIgnoreEvent: compare with the local modification time and the local name",
     }
     DEFAULT_VARIANT = "as-proposed"
@@ -89,7 +97,7 @@ class PolicySync(Spec):
             return True
         if self.mutant == "winner-is-oldest":
             return k.Or(ts < stored_ts, k.And(ts == stored_ts, src < stored_src))
-        if self.variant == "as-proposed":
+        if self.variant != "as-implemented":
             tie = k.And(ts == stored_ts, src < stored_src)
             if self.mutant == "no-tie-break":
                 tie = ts == stored_ts
@@ -102,7 +110,7 @@ class PolicySync(Spec):
         """Cluster c receives an event; returns the new (value, mtime, wsrc, tomb) of c."""
         value, mtime, wsrc, tomb = k.at(s.value, c), k.at(s.mtime, c), k.at(s.wsrc, c), k.at(s.tomb, c)
         local_clock = k.at(s.clock, c)
-        if self.variant == "as-proposed":
+        if self.variant != "as-implemented":
             exists = k.Or(value != ABSENT, tomb)
             take = k.Or(k.Not(exists), self.wins(k, ts, src, mtime, wsrc, c))
             stamp = local_clock if self.mutant == "stamp-local-clock" else ts
@@ -139,6 +147,10 @@ class PolicySync(Spec):
         val = ABSENT if is_delete else slot + 1
         ts = k.at(s.clock, c)
         if self.variant == "as-proposed":
+            # one write per cluster per clock tick: (timestamp, source) identifies an update
+            guard = k.And(guard, *[k.Not(k.And(k.at(s.kind, e) != NONE, k.at(s.esrc, e) == c, k.at(s.ets, e) == ts))
+                                   for e in self.slots.values()])
+        if self.variant != "as-implemented":
             # the local write is the event applied locally under the same rule
             value, mtime, wsrc, tomb = self._apply(s, k, c, val, ts, c, is_delete)
         else:
@@ -180,14 +192,14 @@ class PolicySync(Spec):
         return k.AllOf([k.Implies(k.at(s.kind, e) != NONE, k.at(k.at(s.delivered, e), c))
                         for e in self.slots.values() for c in self.clusters.values()])
 
-    @invariant(holds_in={"as-proposed"}, violated_in={"as-implemented"})
+    @invariant(holds_in={"as-proposed"}, violated_in={"as-proposed-raw-clock", "as-implemented"})
     def converges(self, s, k):
         """Once every event is delivered everywhere, every cluster holds the same value."""
         first = k.at(s.value, 0)
         same = k.AllOf([k.at(s.value, c) == first for c in self.clusters.values()])
         return k.Implies(self._all_delivered(s, k), same)
 
-    @invariant(holds_in={"as-proposed"}, violated_in={"as-implemented"})
+    @invariant(holds_in={"as-proposed"}, violated_in={"as-proposed-raw-clock", "as-implemented"})
     def lww_winner(self, s, k):
         """Once every event is delivered, every cluster holds the write of the newest event (ties: smaller source)."""
         # the winner by the PIP's order, computed from the event log alone
@@ -205,7 +217,7 @@ class PolicySync(Spec):
     # ------------------------------------------------------------------ facts
     # Facts speak of the rule alone, for ALL timestamps and cluster names (as integers
     # ordered like the names): z3 proves or refutes them outright.
-    @fact(holds_in={"as-proposed"}, violated_in={"as-implemented"})
+    @fact(holds_in={"as-proposed", "as-proposed-raw-clock"}, violated_in={"as-implemented"})
     def order_is_total(self, k, *, t1: int, s1: int, t2: int, s2: int, here: int):
         """For two different events, exactly one replaces the other, wherever they meet."""
         distinct = k.Or(t1 != t2, s1 != s2)
@@ -213,7 +225,7 @@ class PolicySync(Spec):
         b = self.wins(k, t2, s2, t1, s1, here)
         return k.Implies(distinct, k.And(k.Or(a, b), k.Not(k.And(a, b))))
 
-    @fact(holds_in={"as-proposed"}, violated_in={"as-implemented"})
+    @fact(holds_in={"as-proposed", "as-proposed-raw-clock"}, violated_in={"as-implemented"})
     def merge_is_commutative(self, k, *, t1: int, s1: int, t2: int, s2: int, here: int, there: int):
         """Two clusters that receive the same two events in opposite orders keep the same one."""
         distinct = k.Or(t1 != t2, s1 != s2)
@@ -222,7 +234,7 @@ class PolicySync(Spec):
         keep1_there = self.wins(k, t1, s1, t2, s2, there)
         return k.Implies(distinct, keep2_here != keep1_there)
 
-    @fact(holds_in={"as-proposed"})
+    @fact(holds_in={"as-proposed", "as-proposed-raw-clock"})
     def newest_wins(self, k, *, t1: int, s1: int, t2: int, s2: int, here: int):
         """A strictly newer event always replaces an older one."""
         return k.Implies(t1 > t2, self.wins(k, t1, s1, t2, s2, here))
