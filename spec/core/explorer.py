@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .backend import CONCRETE
 from .interpreter import initial_state
-from .model import Spec, Violation
+from .model import Spec, Violation, membership
 
 
 @dataclass
@@ -61,7 +61,7 @@ def explore(
     inv_methods = [(inv.name, inv.method) for inv in invariants]
     grounds = spec.ground_actions
     methods = [(i, g.decl.method, g.args) for i, g in enumerate(grounds)]
-    types = spec.var_types
+    inside = {var: membership(typ) for var, typ in spec.var_types.items()}
     kit = CONCRETE
     transitions = 0
     depth = 0
@@ -88,7 +88,7 @@ def explore(
                 if callable(effect):
                     effect = effect()
                 for var, value in effect.items():
-                    if not types[var].contains(value):
+                    if not inside[var](value):
                         break
                 else:
                     transitions += 1

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .backend import CONCRETE
-from .model import GroundAction, Spec
+from .model import GroundAction, Spec, membership
 
 
 class DomainError(ValueError):
@@ -36,9 +36,11 @@ def apply(spec: Spec, state, ground: GroundAction):
         return None
     if callable(effect):
         effect = effect()
-    types = spec.var_types
+    inside = spec.__dict__.get("_membership")
+    if inside is None:
+        inside = spec._membership = {var: membership(typ) for var, typ in spec.var_types.items()}
     for var, value in effect.items():
-        if not types[var].contains(value):
+        if not inside[var](value):
             return None
     return state._replace(**effect)
 

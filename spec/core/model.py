@@ -319,3 +319,28 @@ class Violation:
     @property
     def length(self) -> int:
         return len(self.labels)
+
+
+def membership(typ) -> Callable[[Any], bool]:
+    """A fast ``typ.contains`` for the explorer's hot loop.
+
+    Array values repeat endlessly across states (a few dozen distinct tuples), so their
+    verdicts are memoised; scalars are checked inline.
+    """
+    if isinstance(typ, (IntT, EnumT)):
+        lo, hi = typ.lo, typ.hi
+        return lambda v: v.__class__ is int and lo <= v <= hi
+    if isinstance(typ, BoolT):
+        return lambda v: v.__class__ is bool
+    known: dict = {}
+
+    def contains(v):
+        verdict = known.get(v)
+        if verdict is None:
+            try:
+                verdict = known[v] = typ.contains(v)
+            except TypeError:  # unhashable: not a tuple of values, so not in the domain
+                return False
+        return verdict
+
+    return contains
