@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from .core.model import Spec
 from .protocols.client_failover import ClientFailover
+from .protocols.cluster_migration import ClusterMigration
 from .protocols.policy_sync import PolicySync
 
-SPECS: dict[str, type[Spec]] = {cls.name: cls for cls in (ClientFailover, PolicySync)}
+SPECS: dict[str, type[Spec]] = {cls.name: cls for cls in (ClientFailover, PolicySync, ClusterMigration)}
 
 
 def spec_class(name: str) -> type[Spec]:

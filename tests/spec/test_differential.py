@@ -14,6 +14,7 @@ from pulsar_conformance.spec.core.backend import CONCRETE
 from pulsar_conformance.spec.core.interpreter import apply
 from pulsar_conformance.spec.core.symbolic import Encoding
 from pulsar_conformance.spec.protocols.client_failover import ClientFailover
+from pulsar_conformance.spec.protocols.cluster_migration import ClusterMigration
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
 
 from .conftest import state_strategy
@@ -26,6 +27,9 @@ SPECS = [
     PolicySync(variant="as-proposed"),
     PolicySync(variant="as-implemented"),
     PolicySync(variant="as-proposed", mutant="delete-without-tombstone"),
+    ClusterMigration(variant="auto-create"),
+    ClusterMigration(variant="no-auto-create"),
+    ClusterMigration(variant="auto-create", mutant="reorder-pending-on-redirect"),
 ]
 
 
