@@ -52,8 +52,9 @@ def _z3(spec, invariants, facts, budget) -> list[str]:
         if not prove_fact(spec, decl).proved:
             found.append(decl.name)
     if invariants:
-        result = bmc(spec, depth=budget.depth, invariants=invariants, max_seconds=budget.max_seconds,
-                     stop_at_first=True)
+        # only the claimed invariants are searched, and the search goes on until each of them
+        # is found (or the depth runs out): a shallower claim must not hide a deeper one
+        result = bmc(spec, depth=budget.depth, invariants=invariants, max_seconds=budget.max_seconds)
         found += sorted(result.violations)
     return found
 
