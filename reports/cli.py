@@ -1,5 +1,27 @@
-"""Subcommands of this area; see pulsar_conformance/cli.py for how areas register."""
+"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md)."""
+from __future__ import annotations
 
 
 def register(commands) -> None:
-    """No subcommands yet: the area's owner adds them here."""
+    from .profiles import PROFILES
+
+    p = commands.add("certify", _certify,
+                     "run a certification profile against a deployment and write a bundle "
+                     "(exit 0 pass, 1 fail, 2 unknown or bad input)")
+    p.add_argument("--profile", required=True, metavar="P",
+                   help=f"one of: {', '.join(PROFILES)}")
+    p.add_argument("--deployment", default=None, metavar="local|containers|FILE",
+                   help="local (default: embedded JVM brokers, started and stopped by the run), containers, "
+                        "or an external deployment YAML (docs/deployments.md)")
+    p.add_argument("--pulsar-version", default=None, help="Pulsar release the local deployment runs")
+    p.add_argument("--client-version", default=None, help="pulsar-client version the run must use (checked)")
+    p.add_argument("--out", default=None, help="bundle directory (default reports/certify-<time>-<profile>/)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
+    p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
+    p.add_argument("--product", default=None, help="PRODUCT.yaml product name (default from the deployment file)")
+
+
+def _certify(args) -> int:
+    from .certify import run_certify
+
+    return run_certify(args)

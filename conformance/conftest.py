@@ -1,0 +1,56 @@
+"""Fixtures of the conformance suites: real deployments (fixtures/pytest_plugin.py), the
+certification run's settings, and the cluster logs collected into the bundle."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+# pytest_plugins may only be set in the rootdir's conftest, so the plugin's fixtures and
+# hooks are imported here instead.
+from pulsar_conformance.fixtures.pytest_plugin import (  # noqa: F401
+    pulsar_deployment_factory,
+    replicated_namespace,
+)
+from pulsar_conformance.fixtures.pytest_plugin import pytest_configure as _plugin_configure
+
+from .run import CertifyRun
+
+AREA_MARKERS = {
+    "smoke": "part of the smoke profile",
+    "geo_replication": "area: geo-replication",
+    "client_failover": "area: PIP-121 client cluster failover",
+    "policy_sync": "area: PIP-136 policy sync",
+}
+
+
+def pytest_configure(config) -> None:
+    # registered here, not in pyproject.toml, because they belong to this suite (--strict-markers)
+    for name, doc in AREA_MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {doc}")
+    _plugin_configure(config)
+
+
+@pytest.fixture(scope="session")
+def certify_run() -> CertifyRun:
+    return CertifyRun.from_env()
+
+
+@pytest.fixture(scope="session")
+def pulsar_deployment(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
+    """blue + green for the session; on the way out (pass, fail or Ctrl-C) their logs and
+    identity go into the bundle, before the plugin stops the processes."""
+    deployment = pulsar_deployment_factory(("blue", "green"))
+    try:
+        status = deployment.status()
+    except Exception as error:  # noqa: BLE001 - identity is context, not a verdict
+        status = {"error": f"status unavailable: {type(error).__name__}"}
+    (certify_run.out / "deployment.json").write_text(
+        json.dumps({"deployment": deployment.to_json(), "status": status}, indent=2, default=str))
+    yield deployment
+    collect = getattr(deployment, "collect_logs", None)
+    if collect is not None:
+        try:
+            collect(certify_run.out)  # copies into out/logs/<cluster>/
+        except Exception as error:  # noqa: BLE001 - missing logs must not hide the verdicts
+            (certify_run.directory("logs") / "COLLECTION-FAILED.txt").write_text(f"{type(error).__name__}: {error}\n")

@@ -1,0 +1,66 @@
+"""What a conformance test needs from the certification run: where to write, which budgets,
+which seed, and how to record a verdict.
+
+``certify`` passes these through the environment to the pytest process it starts; run
+directly (``pytest conformance``), the tests use the smoke profile and a temporary directory.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+VERDICTS = ("pass", "fail", "unknown")
+ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"
+ENV_PROFILE = "PULSAR_CONFORMANCE_CERTIFY_PROFILE"
+ENV_SEED = "PULSAR_CONFORMANCE_SEED"
+
+
+class VerdictUnknown(Exception):
+    """The check could not reach the state its requirement is about: neither passed nor failed.
+
+    Raised (not asserted) so pytest and Allure report the test as broken, never as passed.
+    """
+
+
+@dataclass
+class CertifyRun:
+    out: Path
+    profile: str
+    seed: int
+
+    @classmethod
+    def from_env(cls) -> CertifyRun:
+        out = os.environ.get(ENV_OUT) or tempfile.mkdtemp(prefix="conformance-")
+        return cls(out=Path(out), profile=os.environ.get(ENV_PROFILE, "smoke"),
+                   seed=int(os.environ.get(ENV_SEED, "1")))
+
+    def directory(self, *parts: str) -> Path:
+        path = self.out.joinpath(*parts)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+_lock = threading.Lock()
+
+
+def record(run: CertifyRun, *, check: str, kind: str, requirements: list[str], verdict: str,
+           evidence: str, test: str, details: dict | None = None) -> dict:
+    """Append one verdict to ``checks.jsonl``: the report's only source of requirement verdicts.
+
+    ``kind`` is ``deployment`` (observed on the clusters under test) or ``model`` (a spec
+    checker's result). Recording happens before the test asserts, so a failing check still
+    leaves its evidence behind.
+    """
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict must be one of {VERDICTS}, not {verdict!r}")
+    if kind not in ("deployment", "model"):
+        raise ValueError(f"kind must be deployment or model, not {kind!r}")
+    row = {"check": check, "kind": kind, "requirements": sorted(requirements), "verdict": verdict,
+           "evidence": evidence, "test": test, "details": details or {}}
+    with _lock, open(run.out / "checks.jsonl", "a") as handle:
+        handle.write(json.dumps(row, default=str) + "\n")
+    return row

@@ -1,0 +1,164 @@
+"""Assemble the certification bundle (design.md §5.5) from what the pytest run left in ``out``.
+
+Inputs: checks.jsonl (verdicts), junit.xml, allure-results/, spec/*.json, captures/*/
+(events, manifest, markers, verdict), logs/, deployment.json. Outputs: report.html,
+summary.json, PRODUCT.yaml, reproduce.md, allure categories and environment.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from . import identity
+from .junit import read_junit
+from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
+
+CATEGORIES = [
+    {"name": "Product defect", "matchedStatuses": ["failed"], "messageRegex": "(?s).*product defect.*",
+     "description": "the clusters under test broke a requirement"},
+    {"name": "Suite defect", "matchedStatuses": ["failed"], "messageRegex": "(?s).*suite defect.*",
+     "description": "a spec or mutant behaved unlike its documented expectation: the suite is wrong"},
+    {"name": "Unknown verdict", "matchedStatuses": ["broken"], "messageRegex": "(?s).*VerdictUnknown.*",
+     "description": "the check could not reach the state its requirement is about"},
+    {"name": "Infrastructure", "matchedStatuses": ["broken", "failed"],
+     "description": "deployment, network or tool failures outside the product and the suite"},
+]
+
+
+def command_line(args) -> str:
+    parts = ["pulsar-conformance", "certify", "--profile", args.profile]
+    for flag, value in (("--deployment", args.deployment), ("--pulsar-version", args.pulsar_version),
+                        ("--client-version", args.client_version), ("--out", args.out),
+                        ("--vendor", args.vendor), ("--product", args.product)):
+        if value:
+            parts += [flag, value]
+    parts += ["--seed", str(args.seed)]
+    return shlex.join(parts)
+
+
+def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pytest_exit: int, seconds: float) -> dict:
+    checks = load_checks(out)
+    rows = requirement_rows(load_requirements(), checks)
+    tests = read_junit(out / "junit.xml")
+    verdict, reasons = run_verdict(rows, tests, pytest_exit)
+    versions = identity.versions(out)
+    product = identity.product(args, deployment, out)
+    captures = _captures(out)
+    spec = _spec_results(out)
+    counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"}}
+    summary = {
+        "format": "pulsar-conformance-certification/1", "run_id": run_id, "profile": profile.name,
+        "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "product": product, "versions": versions, "deployment": deployment["backend"], "seed": args.seed,
+        "command": command_line(args), "counts": counts, "requirements": rows, "checks": checks,
+        "tests": tests["cases"],
+        "anomalies": {c["name"]: c["verdict"] for c in captures},
+        "spec": spec,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    (out / "PRODUCT.yaml").write_text(yaml.safe_dump(product, sort_keys=False))
+    (out / "reproduce.md").write_text(_reproduce(summary, profile))
+    _allure_extras(out, summary)
+    (out / "report.html").write_text(_render(summary, rows, checks, captures, spec))
+    touched = identity.redact_tree(out, identity.secrets(deployment))
+    if touched:
+        # Redaction succeeded, but a credential reaching a file is itself a suite defect to fix.
+        summary["redacted_files"] = touched
+        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    return summary
+
+
+def _count(rows: list[dict]) -> dict:
+    out: dict[str, int] = {}
+    for r in rows:
+        out[r["verdict"]] = out.get(r["verdict"], 0) + 1
+    return out
+
+
+def _captures(out: Path) -> list[dict]:
+    from .timeline import svg
+
+    found = []
+    for manifest in sorted((out / "captures").glob("*/manifest.json")):
+        run_dir = manifest.parent
+        verdict_path = run_dir / "verdict.json"
+        verdict = json.loads(verdict_path.read_text()) if verdict_path.exists() else None
+        markers_path = run_dir / "markers.json"
+        found.append({"name": run_dir.name, "path": f"captures/{run_dir.name}", "verdict": verdict,
+                      "manifest": json.loads(manifest.read_text()),
+                      "markers": json.loads(markers_path.read_text()) if markers_path.exists() else [],
+                      "svg": svg(run_dir) if (run_dir / "events").exists() else ""})
+    return found
+
+
+def _spec_results(out: Path) -> dict:
+    checks, mutants = [], []
+    for path in sorted((out / "spec").glob("check-*.json")):
+        doc = json.loads(path.read_text())
+        engines = doc.get("engines", {})
+        checks.append({
+            "spec": doc.get("name") or doc.get("spec"), "variant": doc.get("variant"), "ok": doc.get("ok"),
+            "seconds": doc.get("seconds"),
+            "explorer": engines.get("explore", {}), "z3": engines.get("z3", {}), "hypothesis": engines.get("hypothesis", {}),
+            "induction": [r for r in doc.get("induction", [])],
+            "facts": doc.get("facts", []), "invariants": doc.get("invariants", []),
+            "counterexamples": len(doc.get("counterexamples", [])),
+        })
+    for path in sorted((out / "spec").glob("mutants-*.json")):
+        doc = json.loads(path.read_text())
+        mutants.append({"spec": doc["spec"], "killed": sum(r["killed"] for r in doc["mutants"]),
+                        "total": len(doc["mutants"]), "rows": doc["mutants"]})
+    return {"checks": checks, "mutants": mutants}
+
+
+def _reproduce(summary: dict, profile) -> str:
+    v = summary["versions"]
+    lines = [
+        f"# Reproduce certification run {summary['run_id']}", "",
+        "```bash", summary["command"], "```", "",
+        f"- profile: `{profile.name}` ({profile.description}); pytest marker expression `{profile.markers or '(all)'}`",
+        f"- seed: {summary['seed']} (scenarios and Hypothesis)",
+        f"- deployment backend: {summary['deployment']}",
+    ]
+    for run in profile.spec_runs:
+        lines.append(f"- spec check {run.id}: depth {run.depth}, examples {run.examples}, max states {run.max_states}")
+    for spec, only in profile.mutants:
+        lines.append(f"- mutants of {spec}: {only or 'all'} (depth {profile.mutant_depth}, examples {profile.mutant_examples})")
+    lines += ["", "| component | version |", "|---|---|"]
+    lines += [f"| {k} | {val or 'not observed'} |" for k, val in v.items()]
+    lines += ["", f"Verdict: **{summary['verdict']}** ({'; '.join(summary['reasons'])})", ""]
+    return "\n".join(lines)
+
+
+def _allure_extras(out: Path, summary: dict) -> None:
+    allure = out / "allure-results"
+    allure.mkdir(exist_ok=True)
+    (allure / "categories.json").write_text(json.dumps(CATEGORIES, indent=2))
+    env = {"profile": summary["profile"], "deployment": summary["deployment"], "seed": summary["seed"],
+           **{f"version.{k}": val for k, val in summary["versions"].items()},
+           **{f"product.{k}": val for k, val in summary["product"].items() if isinstance(val, str)}}
+    (allure / "environment.properties").write_text(
+        "".join(f"{k}={str(val).replace(chr(10), ' ')}\n" for k, val in env.items()))
+    (allure / "executor.json").write_text(json.dumps(
+        {"name": "pulsar-conformance certify", "type": "cli", "buildName": summary["run_id"]}))
+
+
+def _render(summary, rows, checks, captures, spec) -> str:
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
+                      autoescape=select_autoescape(["html", "j2"]))
+    columns = sorted({c["check"] for c in checks} | {cid for r in rows for cid in r["checks"]},
+                     key=lambda c: (c.startswith("spec:"), c))
+    cells = {}
+    for c in checks:
+        for rid in c["requirements"]:
+            cells[(rid, c["check"])] = c["verdict"]
+    return env.get_template("report.html.j2").render(
+        s=summary, rows=rows, columns=columns, cells=cells, captures=captures, spec=spec,
+        failing=[c for c in summary["tests"] if c["outcome"] != "passed"])

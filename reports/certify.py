@@ -1,0 +1,144 @@
+"""``certify``: run a profile's conformance suites against a deployment and leave a bundle.
+
+The suites run in a pytest child process (junit.xml and allure-results come from pytest
+itself). With no deployment given, that process provisions the embedded local deployment
+through fixtures/pytest_plugin.py and owns it: it is stopped at session end, on a failing
+test, on Ctrl-C and on SIGTERM, which this process forwards; a child killed outright is
+swept by the next start. The bundle is then built from what the tests recorded.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
+from pulsar_conformance.output import emit, progress
+
+from .profiles import get_profile
+
+CHILD_GRACE_SECONDS = 90  # a deployment's orderly stop takes up to 30 s per cluster
+
+
+def run_certify(args) -> int:
+    profile = get_profile(args.profile)
+    deployment = _deployment_option(args.deployment)
+    _check_client_version(args.client_version)
+    started = time.time()
+    run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
+    out = Path(args.out or Path("reports") / run_id).resolve()
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"output directory {out} is not empty", "pass --out with a new or empty directory")
+    out.mkdir(parents=True, exist_ok=True)
+    progress(f"certify: profile {profile.name} ({profile.description}); bundle in {out}")
+    env = _child_env(args, profile, deployment, out)
+    command = _pytest_command(profile, out)
+    outcome = _run_child(command, env)
+    progress("certify: building the bundle...")
+    from .bundle import build_bundle
+
+    summary = build_bundle(out, run_id=run_id, profile=profile, args=args, deployment=deployment,
+                           pytest_exit=outcome, seconds=time.time() - started)
+    verdict = summary["verdict"]
+    emit(args, {"verdict": verdict, "out": str(out), "summary": summary["counts"], "seconds": summary["seconds"]},
+         lambda: _text(summary, out))
+    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(verdict, EXIT_UNKNOWN)
+
+
+def _text(summary: dict, out: Path) -> str:
+    counts = ", ".join(f"{n} {k}" for k, n in summary["counts"]["requirements"].items())
+    return (f"{summary['verdict'].upper()}: {'; '.join(summary['reasons'])}\n"
+            f"requirements: {counts}\n"
+            f"report: {out / 'report.html'} ({summary['seconds']:.0f} s)")
+
+
+def _deployment_option(value: str | None) -> dict:
+    """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts."""
+    if value in (None, "local"):
+        return {"backend": "local", "file": None}
+    if value == "containers":
+        from pulsar_conformance.fixtures.deploy.containers import docker_available
+
+        ok, why = docker_available()
+        if not ok:
+            raise UsageError(f"--deployment containers needs a Docker engine: {why}",
+                             "start Docker, or use --deployment local (the default) or an external FILE")
+        raise UsageError("--deployment containers is not wired into the conformance fixtures yet",
+                         "use --deployment local (the default) or an external FILE")
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(f"deployment file {value} does not exist",
+                         "pass local, containers, or the path of an external deployment YAML (docs/deployments.md)")
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    load_external(path, check=True)  # malformed or unreachable: exit 2 now, not mid-run
+    return {"backend": "external", "file": str(path.resolve())}
+
+
+def _check_client_version(wanted: str | None) -> None:
+    if not wanted:
+        return
+    from importlib.metadata import version
+
+    have = version("pulsar-client")
+    if have != wanted:
+        raise UsageError(f"--client-version {wanted} asked, but pulsar-client {have} is installed",
+                         f"install it in this environment (pip install pulsar-client=={wanted}) or drop the option")
+
+
+def _child_env(args, profile, deployment: dict, out: Path) -> dict:
+    env = dict(os.environ)
+    env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(out)
+    env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = profile.name
+    env["PULSAR_CONFORMANCE_SEED"] = str(args.seed)
+    env.pop("PULSAR_CONFORMANCE_EXTERNAL", None)
+    if deployment["file"]:
+        env["PULSAR_CONFORMANCE_EXTERNAL"] = deployment["file"]
+    if args.pulsar_version:
+        env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = args.pulsar_version
+    return env
+
+
+def _pytest_command(profile, out: Path) -> list[str]:
+    import pulsar_conformance.conformance as suites
+
+    suite_dir = Path(suites.__file__).parent
+    command = [sys.executable, "-m", "pytest", str(suite_dir), "-p", "allure_pytest", "-v", "--color=no",
+               f"--rootdir={suite_dir.parent}", f"--junitxml={out / 'junit.xml'}",
+               f"--alluredir={out / 'allure-results'}", "-o", "junit_family=xunit2",
+               "-p", "no:cacheprovider"]
+    if profile.markers:
+        command += ["-m", profile.markers]
+    return command
+
+
+def _run_child(command: list[str], env: dict) -> int:
+    """Run pytest with its report on our stderr (stdout stays for --json) and wait for its teardown."""
+    progress(f"certify: {shlex.join(command)}")
+    child = subprocess.Popen(command, env=env, stdout=sys.stderr, stderr=sys.stderr)
+
+    def forward(signum, _frame):
+        child.send_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:
+                # Ctrl-C reached the child too (same process group): let it tear the clusters
+                # down rather than dying first and orphaning them.
+                progress("certify: interrupted; waiting for the deployment to stop...")
+                try:
+                    child.wait(timeout=CHILD_GRACE_SECONDS)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+                return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,27 @@
+"""Counts and outcomes of the pytest run, read back from the junit.xml pytest wrote."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+
+def read_junit(path: Path) -> dict:
+    counts = {"total": 0, "passed": 0, "failed": 0, "errors": 0, "skipped": 0, "cases": []}
+    if not path.exists():
+        return counts
+    for case in ET.parse(path).getroot().iter("testcase"):
+        outcome, message = "passed", ""
+        for tag in ("failure", "error", "skipped"):
+            node = case.find(tag)
+            if node is not None:
+                outcome, message = tag, (node.get("message") or "")[:500]
+                break
+        # A test that raised VerdictUnknown is not a failed assertion: count it as broken.
+        if outcome == "failure" and "VerdictUnknown" in message:
+            outcome = "error"
+        key = {"passed": "passed", "failure": "failed", "error": "errors", "skipped": "skipped"}[outcome]
+        counts[key] += 1
+        counts["total"] += 1
+        counts["cases"].append({"name": f"{case.get('classname')}::{case.get('name')}",
+                                "outcome": key, "seconds": float(case.get("time") or 0), "message": message})
+    return counts

@@ -1,0 +1,80 @@
+"""From recorded check verdicts to requirement verdicts and one run verdict (three-valued).
+
+Rules (docs/certify.md):
+- a requirement's deployment verdict combines its deployment checks: any ``fail`` fails it,
+  else any ``unknown`` makes it unknown, else ``pass``; no deployment check in this run:
+  ``not run`` (covered by the catalog, not by this profile) or ``uncovered`` (no check exists);
+- model checks are shown next to it and never make a requirement pass on the deployment;
+- the run fails if a requirement or a suite test fails, is unknown if anything is unknown or
+  no deployment check ran at all, and passes only otherwise.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ORDER = {"fail": 0, "unknown": 1, "pass": 2}
+
+
+def combine(verdicts: list[str]) -> str:
+    return min(verdicts, key=ORDER.__getitem__) if verdicts else "unknown"
+
+
+def load_checks(out: Path) -> list[dict]:
+    path = out / "checks.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def load_requirements() -> list:
+    """The spec catalog plus the conformance suite's own requirements (same schema)."""
+    import pulsar_conformance.conformance as suites
+    from pulsar_conformance.spec.catalog import load
+
+    return load().requirements + load(Path(suites.__file__).parent / "catalog").requirements
+
+
+def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
+    rows = []
+    for req in requirements:
+        mine = [c for c in checks if req.id in c["requirements"]]
+        deployed = [c for c in mine if c["kind"] == "deployment"]
+        model = [c for c in mine if c["kind"] == "model"]
+        if deployed:
+            verdict = combine([c["verdict"] for c in deployed])
+        elif req.covered:
+            verdict = "not run"
+        else:
+            verdict = "uncovered"
+        rows.append({
+            "id": req.id, "strength": req.strength, "text": req.text, "area": req.area, "quote": req.quote,
+            "verdict": verdict, "model": combine([c["verdict"] for c in model]) if model else None,
+            "evidence": [f"{c['check']}: {c['verdict']} ({c['evidence']})" for c in deployed + model],
+            "uncovered_reason": req.uncovered, "notes": req.notes,
+            "checks": sorted({c["check"] for c in mine}),
+        })
+    return rows
+
+
+def run_verdict(rows: list[dict], tests: dict, pytest_exit: int) -> tuple[str, list[str]]:
+    reasons = []
+    if any(r["verdict"] == "fail" for r in rows):
+        reasons.append("a requirement failed on the deployment")
+    if tests.get("failed"):
+        reasons.append(f"{tests['failed']} test(s) failed")
+    if reasons:
+        return "fail", reasons
+    if pytest_exit == 130:
+        reasons.append("the run was interrupted")
+    if any(r["verdict"] == "unknown" for r in rows):
+        reasons.append("a requirement's state was not reached (unknown)")
+    if tests.get("errors"):
+        reasons.append(f"{tests['errors']} test(s) broken (infrastructure or unknown verdict)")
+    if not any(r["verdict"] in ("pass", "fail", "unknown") for r in rows):
+        reasons.append("no requirement was checked on the deployment")
+    if not tests.get("total"):
+        reasons.append("no test ran")
+    elif pytest_exit not in (0, 1):
+        reasons.append(f"pytest exited {pytest_exit}")
+    return ("unknown", reasons) if reasons else ("pass", ["every checked requirement passed"])
