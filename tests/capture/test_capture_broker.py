@@ -118,3 +118,37 @@ def test_a_failed_send_is_recorded_as_send_err(cluster, tmp_path):
         client.close()
     kinds = {(r["seq"], r["kind"]) for r in _events(tmp_path)}
     assert kinds == {(1, "send_ok"), (2, "send_err")}
+
+
+def test_listener_cumulative_acks_and_foreign_messages(cluster, tmp_path):
+    topic, client = _topic(), cluster.client()
+    received = threading.Semaphore(0)
+    try:
+        with Capture(tmp_path, must_see=[(topic, "s1"), (topic, "s2")]) as capture:
+            def on_message(consumer, message):
+                consumer.acknowledge(message)
+                received.release()
+
+            capture.consumer(client, topic, "s1", name="listener", message_listener=on_message)
+            cumulative = capture.consumer(client, topic, "s2", name="cumulative", cumulative_acks=True)
+            producer = capture.producer(client, topic, name="p1")
+            for i in range(10):
+                producer.send(f"m{i}".encode(), key="k")
+            outsider = client.create_producer(topic)  # not captured: its message has no uid
+            outsider.send(b"from elsewhere")
+            messages = [cumulative.receive(timeout_millis=30_000) for _ in range(11)]
+            cumulative.acknowledge_cumulative(messages[-1])
+            for _ in range(11):
+                assert received.acquire(timeout=30)
+            outsider.close()
+            producer.close()
+    finally:
+        client.close()
+    rows = _events(tmp_path)
+    acks = [r for r in rows if r["kind"] == "ack" and r["subscription"] == "s2"]
+    assert len(acks) == 11, "a cumulative ack must record every message it covers"
+    assert sum(1 for r in rows if r["kind"] == "receive" and r["client"] == "listener") == 11
+    verdict = check_capture(tmp_path, engine="duckdb")
+    assert verdict["anomalies"]["unexpected"]["count"] == 2  # the outsider's message, in each subscription
+    assert all(e["uid"].startswith("foreign:") for e in verdict["anomalies"]["unexpected"]["examples"])
+    assert verdict["anomalies"]["lost"]["count"] == 0 and verdict["valid"] is False
