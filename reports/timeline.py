@@ -33,7 +33,9 @@ def rates(capture_dir: Path, bucket_s: float = 0.5) -> tuple[dict, int, float]:
         line = series.setdefault(f"{kind} {cluster or '?'}", {})
         line[slot] = line.get(slot, 0) + 1
     width = max(max(line) for line in series.values()) + 1 if series else 0
-    return {name: [line.get(i, 0) for i in range(width)] for name, line in sorted(series.items())}, start, bucket_s
+    # sends first, so the dashed receive lines are drawn on top of the send line they follow
+    order = sorted(series, key=lambda name: (not name.startswith("send"), name))
+    return {name: [series[name].get(i, 0) for i in range(width)] for name in order}, start, bucket_s
 
 
 def svg(capture_dir: Path) -> str:
@@ -61,7 +63,7 @@ def svg(capture_dir: Path) -> str:
     parts.append(f'<text x="{LEFT - 6}" y="{TOP - 4}" text-anchor="end" font-size="10">msg/s</text>')
     seconds = slots * bucket_s
     step = max(1, round(seconds / 8))
-    for s in range(0, int(seconds) + 1, step):
+    for s in range(0, int((slots - 1) * bucket_s) + 1, step):
         parts.append(f'<text x="{x(s / bucket_s):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle" font-size="11">{s}s</text>')
     for i, (name, counts) in enumerate(series.items()):
         color = COLORS.get(name, FALLBACK[i % len(FALLBACK)])

@@ -1,0 +1,37 @@
+"""Options certify cannot use exit 2 with the problem and the fix, before anything starts."""
+import json
+
+from .conftest import run_cli
+
+
+def _error(done):
+    assert done.returncode == 2, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_unknown_profile(tmp_path):
+    doc = _error(run_cli("certify", "--profile", "nightly", "--out", str(tmp_path / "b"), "--json"))
+    assert "unknown profile 'nightly'" in doc["error"] and "smoke" in doc["fix"]
+    assert not (tmp_path / "b").exists()
+
+
+def test_missing_deployment_file(tmp_path):
+    doc = _error(run_cli("certify", "--profile", "smoke", "--deployment", str(tmp_path / "nope.yaml"), "--json"))
+    assert "does not exist" in doc["error"] and "external deployment YAML" in doc["fix"]
+
+
+def test_malformed_deployment_file(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("clusters: [unclosed\n")
+    doc = _error(run_cli("certify", "--profile", "smoke", "--deployment", str(bad), "--json"))
+    assert "not valid YAML" in doc["error"]
+
+
+def test_client_version_that_is_not_installed():
+    doc = _error(run_cli("certify", "--profile", "smoke", "--client-version", "0.0.1", "--json"))
+    assert "pulsar-client" in doc["error"] and "pip install pulsar-client==0.0.1" in doc["fix"]
+
+
+def test_profile_is_required_and_text_mode_says_why():
+    done = run_cli("certify")
+    assert done.returncode == 2 and "--profile" in done.stderr and done.stdout == ""
