@@ -88,7 +88,14 @@ def _is_py(x) -> bool:
 
 
 class Z3Kit:
+    """``numeral`` turns a Python int into a term of the encoding's number sort (Int or a
+    bit-vector): only needed where both branches of an If are Python ints, everywhere else
+    z3 coerces a Python int to the sort of the term it meets."""
+
     symbolic = True
+
+    def __init__(self, numeral=z3.IntVal):
+        self.numeral = numeral
 
     @staticmethod
     def And(*xs):
@@ -112,39 +119,37 @@ class Z3Kit:
     def Not(x):
         return (not x) if isinstance(x, bool) else z3.Not(x)
 
-    @classmethod
-    def Implies(cls, a, b):
-        return cls.Or(cls.Not(a), b)
+    def Implies(self, a, b):
+        return self.Or(self.Not(a), b)
 
-    @classmethod
-    def If(cls, c, a, b):
+    def If(self, c, a, b):
         if isinstance(c, bool):
             return a if c else b
         if isinstance(a, tuple):
-            return tuple(cls.If(c, x, y) for x, y in zip(a, b, strict=True))
-        if _is_py(a) and _is_py(b) and a == b and type(a) is type(b):
-            return a
+            return tuple(self.If(c, x, y) for x, y in zip(a, b, strict=True))
+        if _is_py(a) and _is_py(b):
+            if a == b and type(a) is type(b):
+                return a
+            if not isinstance(a, bool) and not isinstance(b, bool):
+                return z3.If(c, self.numeral(a), self.numeral(b))
         return z3.If(c, a, b)
 
-    @classmethod
-    def at(cls, seq, i):
+    def at(self, seq, i):
         if _is_py(i):
             return seq[i]
         result = seq[-1]
         for j in range(len(seq) - 2, -1, -1):
-            result = cls.If(i == j, seq[j], result)
+            result = self.If(i == j, seq[j], result)
         return result
 
-    @classmethod
-    def store(cls, seq, i, v):
+    def store(self, seq, i, v):
         if _is_py(i):
             return seq[:i] + (v,) + seq[i + 1 :]
-        return tuple(cls.If(i == j, v, old) for j, old in enumerate(seq))
+        return tuple(self.If(i == j, v, old) for j, old in enumerate(seq))
 
-    @classmethod
-    def eq(cls, a, b):
+    def eq(self, a, b):
         if isinstance(a, tuple):
-            return cls.And(*(cls.eq(x, y) for x, y in zip(a, b, strict=True)))
+            return self.And(*(self.eq(x, y) for x, y in zip(a, b, strict=True)))
         if _is_py(a) and _is_py(b):
             return a == b
         return a == b
@@ -161,9 +166,8 @@ class Z3Kit:
             return max(a, b)
         return z3.If(a >= b, a, b)
 
-    @classmethod
-    def count(cls, xs):
-        return cls.Sum([cls.If(x, 1, 0) for x in xs])
+    def count(self, xs):
+        return self.Sum([self.If(x, 1, 0) for x in xs])
 
     @staticmethod
     def Sum(xs):
@@ -175,19 +179,16 @@ class Z3Kit:
         total = terms[0] if len(terms) == 1 else z3.Sum(*terms)
         return total + const if const else total
 
-    @classmethod
-    def AllOf(cls, xs):
-        return cls.And(*xs)
+    def AllOf(self, xs):
+        return self.And(*xs)
 
-    @classmethod
-    def AnyOf(cls, xs):
-        return cls.Or(*xs)
+    def AnyOf(self, xs):
+        return self.Or(*xs)
 
-    @classmethod
-    def first(cls, conds, values, default):
+    def first(self, conds, values, default):
         result = default
         for c, v in reversed(list(zip(conds, values, strict=True))):
-            result = cls.If(c, v, result)
+            result = self.If(c, v, result)
         return result
 
 

@@ -206,6 +206,7 @@ class Spec:
     VARIANTS: dict[str, str] = {}
     DEFAULT_VARIANT: str = ""
     CONSTANTS: dict[str, int] = {}  # name -> default; sizes the finite domains
+    Z3_BITS: int = 16  # width of the z3 encoding's numbers (signed bit-vectors); 0 = unbounded Int
     MUTANTS: tuple[Mutant, ...] = ()
 
     def __init__(self, variant: str | None = None, mutant: str | None = None, **constants: int):

@@ -33,6 +33,7 @@ class ClientFailover(Spec):
         "controlled": "Java ControlledClusterFailover: the client polls an URL provider and follows its answer",
     }
     DEFAULT_VARIANT = "cpp"
+    Z3_BITS = 32  # ages times milliseconds: (cap - 1) * CHECK_INTERVAL_MS must fit
     CONSTANTS = {
         "SECONDARIES": 2,
         # cpp: consecutive probes
