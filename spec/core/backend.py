@@ -150,8 +150,6 @@ class Z3Kit:
     def eq(self, a, b):
         if isinstance(a, tuple):
             return self.And(*(self.eq(x, y) for x, y in zip(a, b, strict=True)))
-        if _is_py(a) and _is_py(b):
-            return a == b
         return a == b
 
     @classmethod

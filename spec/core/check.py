@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from .backend import CONCRETE
 from .bmc import bmc, fact_arguments, induction, prove_fact
 from .explorer import explore
-from .machine import run_machine
+from .machine import run_machine_per_invariant
 from .model import Spec, Violation
 from .render import violation_json, violation_table
 
@@ -70,7 +70,8 @@ class Report:
             if expected == "n/a":
                 continue
             observed = "holds" if z3_result.proved else "violated"
-            agree = (hyp_cex is None) == z3_result.proved or hyp_cex is None  # random search may miss
+            # random search may miss a counterexample z3 finds, but must never find one z3 disproves
+            agree = not (hyp_cex is not None and z3_result.proved)
             rows.append({
                 "fact": decl.name, "doc": decl.doc, "expected": expected, "observed": observed,
                 "ok": expected == observed and agree,
@@ -169,20 +170,9 @@ def check(spec: Spec, engines=ENGINES, budget: Budget | None = None, *, stop_at_
         if not stop_at_first:
             report.induction = induction(spec)
     if "hypothesis" in engines:
-        # Hypothesis stops at its first failure; run again without the invariants it broke
-        # so that every invariant gets its own search.
-        remaining = list(invariants)
-        totals = None
-        while remaining:
-            result = run_machine(spec, examples=budget.examples, steps=budget.steps, seed=budget.seed,
-                                 invariants=remaining)
-            totals = _merge(totals, result.to_json())
-            if result.violation is None:
-                break
-            record({result.violation.invariant: result.violation})
-            remaining = [i for i in remaining if i.name != result.violation.invariant]
-            if stop_at_first:
-                break
+        found, totals = run_machine_per_invariant(spec, invariants, examples=budget.examples, steps=budget.steps,
+                                                  seed=budget.seed, stop_at_first=stop_at_first)
+        record({v.invariant: v for v in found})
         report.engines["hypothesis"] = totals
     for decl in spec.facts:
         if spec.expectation(decl) == "n/a":
@@ -193,16 +183,6 @@ def check(spec: Spec, engines=ENGINES, budget: Budget | None = None, *, stop_at_
             report.facts.append((decl, z3_result, hyp))
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _merge(totals, summary):
-    if totals is None:
-        return dict(summary)
-    for key in ("examples", "steps", "seconds"):
-        totals[key] = round(totals[key] + summary[key], 3)
-    totals["violations"] = totals["violations"] + summary["violations"]
-    totals["examples_per_second"] = round(totals["examples"] / totals["seconds"], 1) if totals["seconds"] else 0
-    return totals
 
 
 def falsify_fact(spec: Spec, decl, budget: Budget):

@@ -150,3 +150,32 @@ def run_machine(spec: Spec, *, examples: int = 200, steps: int = 50, seed: int =
     except Flaky as flaky:  # pragma: no cover - the spec is deterministic, so this is a core bug
         raise RuntimeError(f"Hypothesis reports a flaky failure on {spec.name}: the spec is not deterministic") from flaky
     return HypothesisResult(counter["examples"], counter["steps"], time.perf_counter() - started, seed, violation)
+
+
+def run_machine_per_invariant(spec: Spec, invariants, *, examples: int, steps: int, seed: int,
+                              stop_at_first: bool = False) -> tuple[list[Violation], dict | None]:
+    """Give every invariant its own search: Hypothesis stops at its first failure, so run
+    again without each invariant it broke. Returns the violations and the summed summary."""
+    remaining = list(invariants)
+    found: list[Violation] = []
+    totals = None
+    while remaining:
+        result = run_machine(spec, examples=examples, steps=steps, seed=seed, invariants=remaining)
+        totals = _add_summaries(totals, result.to_json())
+        if result.violation is None:
+            break
+        found.append(result.violation)
+        remaining = [i for i in remaining if i.name != result.violation.invariant]
+        if stop_at_first:
+            break
+    return found, totals
+
+
+def _add_summaries(totals, summary):
+    if totals is None:
+        return dict(summary)
+    for key in ("examples", "steps", "seconds"):
+        totals[key] = round(totals[key] + summary[key], 3)
+    totals["violations"] = totals["violations"] + summary["violations"]
+    totals["examples_per_second"] = round(totals["examples"] / totals["seconds"], 1) if totals["seconds"] else 0
+    return totals

@@ -11,7 +11,7 @@ import time
 
 from .bmc import bmc, prove_fact
 from .check import Budget, falsify_fact
-from .machine import run_machine
+from .machine import run_machine_per_invariant
 from .model import Spec
 
 
@@ -61,14 +61,9 @@ def _z3(spec, invariants, facts, budget) -> list[str]:
 
 def _hypothesis(spec, invariants, facts, budget) -> list[str]:
     found = [decl.name for decl in facts if falsify_fact(spec, decl, budget) is not None]
-    remaining = list(invariants)
-    while remaining:
-        result = run_machine(spec, examples=budget.examples, steps=budget.steps, seed=budget.seed, invariants=remaining)
-        if result.violation is None:
-            break
-        found.append(result.violation.invariant)
-        remaining = [i for i in remaining if i.name != result.violation.invariant]
-    return found
+    broken, _ = run_machine_per_invariant(spec, invariants, examples=budget.examples, steps=budget.steps,
+                                          seed=budget.seed)
+    return found + [v.invariant for v in broken]
 
 
 def _coverage(spec_cls, constants, rows) -> list[dict]:

@@ -47,9 +47,6 @@ class ClusterMigration(Spec):
                ("producer_order",), "auto-create"),
     )
 
-    def setup(self):
-        self.sides = SIDES
-
     def variables(self):
         m = self.MESSAGES
         seq = IntT(0, m)
@@ -147,8 +144,7 @@ class ClusterMigration(Spec):
     @action()
     def admin_migrate(self, s, k):
         """The admin marks blue migrated (POST /admin/v2/clusters/blue/migrate)."""
-        global_flag = self.mutant == "migration-state-global"
-        return k.Not(s.cluster_migrated), {"cluster_migrated": True, **({"green_migrated": False} if not global_flag else {})}
+        return k.Not(s.cluster_migrated), {"cluster_migrated": True}
 
     @action()
     def migration_task(self, s, k):
