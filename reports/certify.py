@@ -5,6 +5,10 @@ itself). With no deployment given, that process provisions the embedded local de
 through fixtures/pytest_plugin.py and owns it: it is stopped at session end, on a failing
 test, on Ctrl-C and on SIGTERM, which this process forwards; a child killed outright is
 swept by the next start. The bundle is then built from what the tests recorded.
+
+``--client-version`` gives the child another pulsar-client than this environment's: a
+directory of its own, cached under the state dir (fixtures/client_versions.py), first on the
+child's PYTHONPATH.
 """
 from __future__ import annotations
 
@@ -28,15 +32,19 @@ CHILD_GRACE_SECONDS = 90  # a deployment's orderly stop takes up to 30 s per clu
 def run_certify(args) -> int:
     profile = get_profile(args.profile)
     deployment = _deployment_option(args.deployment)
-    _check_client_version(args.client_version)
     started = time.time()
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
     out = Path(args.out or Path("reports") / run_id).resolve()
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"output directory {out} is not empty", "pass --out with a new or empty directory")
+    client = _client_option(args.client_version)
     out.mkdir(parents=True, exist_ok=True)
     progress(f"certify: profile {profile.name} ({profile.description}); bundle in {out}")
-    env = _child_env(args, profile, deployment, out)
+    from . import identity
+
+    identity.write_client_info(out, {**client.record(), "requested": args.client_version,
+                                     "observed": "probe of the tests' environment before the run"})
+    env = client.child_env(_child_env(args, profile, deployment, out))
     command = _pytest_command(profile, out)
     outcome = _run_child(command, env)
     progress("certify: building the bundle...")
@@ -80,15 +88,19 @@ def _deployment_option(value: str | None) -> dict:
     return {"backend": "external", "file": str(path.resolve())}
 
 
-def _check_client_version(wanted: str | None) -> None:
-    if not wanted:
-        return
-    from importlib.metadata import version
+def _client_option(wanted: str | None):
+    """The pulsar-client the tests will import: installed (and cached) first if it is another release."""
+    from pulsar_conformance.fixtures.client_versions import prepare
 
-    have = version("pulsar-client")
-    if have != wanted:
-        raise UsageError(f"--client-version {wanted} asked, but pulsar-client {have} is installed",
-                         f"install it in this environment (pip install pulsar-client=={wanted}) or drop the option")
+    client = prepare(wanted, log=progress)
+    if client.version:
+        where = (f"{'installed' if client.pip_ran else 'cached'} in {client.path} ({client.seconds:.1f} s)"
+                 if client.path else "of this environment")
+        progress(f"certify: the tests import pulsar-client {client.version} "
+                 f"(C++ {client.cpp_version or 'version not found'}) {where}")
+    else:
+        progress(f"certify: no pulsar-client importable here ({client.error}); tests that need one will break")
+    return client
 
 
 def _child_env(args, profile, deployment: dict, out: Path) -> dict:
@@ -111,7 +123,7 @@ def _pytest_command(profile, out: Path) -> list[str]:
     command = [sys.executable, "-m", "pytest", str(suite_dir), "-p", "allure_pytest", "-v", "--color=no",
                f"--rootdir={suite_dir.parent}", f"--junitxml={out / 'junit.xml'}",
                f"--alluredir={out / 'allure-results'}", "-o", "junit_family=xunit2",
-               "-p", "no:cacheprovider"]
+               "-p", "no:cacheprovider", "-p", "pulsar_conformance.reports.identity"]
     if profile.markers:
         command += ["-m", profile.markers]
     return command

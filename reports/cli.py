@@ -14,7 +14,9 @@ def register(commands) -> None:
                    help="local (default: embedded JVM brokers, started and stopped by the run), containers, "
                         "or an external deployment YAML (docs/deployments.md)")
     p.add_argument("--pulsar-version", default=None, help="Pulsar release the local deployment runs")
-    p.add_argument("--client-version", default=None, help="pulsar-client version the run must use (checked)")
+    p.add_argument("--client-version", default=None, metavar="V",
+                   help="pulsar-client release the tests import (default: this environment's); another release "
+                        "is installed once into <state dir>/clients/ and put first on the tests' PYTHONPATH")
     p.add_argument("--out", default=None, help="bundle directory (default reports/certify-<time>-<profile>/)")
     p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")

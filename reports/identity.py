@@ -3,16 +3,26 @@
 PRODUCT.yaml follows the Kubernetes conformance submission (vendor, name, version, type):
 options win, then a ``product:`` mapping in the external deployment file, then what the run
 observed (the local backend runs Apache Pulsar of the version it reports).
+
+The client versions are those of the pytest child, not of this process: ``--client-version``
+puts another pulsar-client first on the child's PYTHONPATH. certify writes ``client.json``
+from a probe of the child's environment before the run; loaded as a pytest plugin in the
+child (``-p pulsar_conformance.reports.identity``), this module replaces it at session end
+with the client the tests actually imported.
 """
 from __future__ import annotations
 
 import json
 import os
 import platform
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import yaml
+
+CLIENT_FILE = "client.json"
+ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"
 
 
 def _version(dist: str) -> str | None:
@@ -27,15 +37,48 @@ def deployment_info(out: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def client_info(out: Path) -> dict:
+    """The pulsar-client of the run; without client.json (a bundle built by hand), this process's."""
+    path = out / CLIENT_FILE
+    if path.exists():
+        return json.loads(path.read_text())
+    return {"version": _version("pulsar-client"), "cpp_version": None, "observed": "the building process"}
+
+
+def write_client_info(out: Path, record: dict) -> None:
+    tmp = out / f"{CLIENT_FILE}.tmp"
+    tmp.write_text(json.dumps(record, indent=2))
+    tmp.replace(out / CLIENT_FILE)
+
+
+def pytest_sessionfinish(session) -> None:
+    """In the certify child: record the pulsar-client the tests imported, if they did."""
+    out = os.environ.get(ENV_OUT)
+    if not out or "pulsar" not in sys.modules or not Path(out).is_dir():
+        return  # nothing imported it here: certify's probe of this environment stands
+    from pulsar_conformance.fixtures.client_versions import ENV_DIR, ENV_VERSION, loaded_client
+
+    record = {**loaded_client(), "path": os.environ.get(ENV_DIR),
+              "requested": os.environ.get(ENV_VERSION), "observed": "imported by the tests"}
+    write_client_info(Path(out), record)
+    if record["requested"] and record["version"] != record["requested"]:
+        # The tests judged another client than the one certify verified: no verdict of theirs stands.
+        sys.stderr.write(f"certify: the tests imported pulsar-client {record['version']} from {record['module']}, "
+                         f"not {record['requested']}\n")
+        session.exitstatus = 4
+
+
 def versions(out: Path) -> dict:
     info = deployment_info(out)
+    client = client_info(out)
     status = info.get("status") or {}
     java = status.get("java") or {}
     return {
         "suite": _version("pulsar-conformance"),
         "spec_catalog": "spec/catalog + conformance/catalog of this suite version",
         "pulsar": status.get("pulsar_version"),
-        "pulsar_client_python": _version("pulsar-client"),
+        "pulsar_client_python": client.get("version"),
+        "pulsar_client_cpp": client.get("cpp_version"),
         "java": java.get("version"),
         "spark": _version("pyspark"),
         "python": platform.python_version(),
@@ -48,7 +91,8 @@ def product(args, deployment: dict, out: Path) -> dict:
     if deployment.get("file"):
         doc = yaml.safe_load(Path(deployment["file"]).read_text()) or {}
         from_file = doc.get("product") if isinstance(doc.get("product"), dict) else {}
-    pulsar = versions(out)["pulsar"]
+    observed = versions(out)
+    pulsar = observed["pulsar"]
     local = deployment["backend"] == "local"
     return {
         "vendor": args.vendor or from_file.get("vendor") or ("Apache Software Foundation" if local else "unknown"),
@@ -56,7 +100,8 @@ def product(args, deployment: dict, out: Path) -> dict:
         "version": from_file.get("version") or pulsar or args.pulsar_version or "unknown",
         "type": from_file.get("type") or ("local embedded standalone clusters" if local else deployment["backend"]),
         "description": from_file.get("description") or "Pulsar cross-cluster features under the pulsar-conformance suite",
-        "pulsar_client": {"language": "python", "version": _version("pulsar-client")},
+        "pulsar_client": {"language": "python", "version": observed["pulsar_client_python"],
+                          "cpp_version": observed["pulsar_client_cpp"]},
     }
 
 
