@@ -21,6 +21,7 @@ AREA_MARKERS = {
     "geo_replication": "area: geo-replication",
     "client_failover": "area: PIP-121 client cluster failover",
     "policy_sync": "area: PIP-136 policy sync",
+    "cluster_migration": "area: PIP-188 blue-green cluster migration",
 }
 
 

@@ -16,7 +16,8 @@ from pulsar_conformance.spec.catalog import load as load_catalog
 
 from .run import CertifyRun, VerdictUnknown, record
 
-_AREA_MARK = {"client-failover": pytest.mark.client_failover, "policy-sync": pytest.mark.policy_sync}
+_AREA_MARK = {"client-failover": pytest.mark.client_failover, "policy-sync": pytest.mark.policy_sync,
+             "cluster-migration": pytest.mark.cluster_migration}
 _PROFILE = PROFILES[CertifyRun.from_env().profile] if CertifyRun.from_env().profile in PROFILES else PROFILES["smoke"]
 
 

@@ -57,6 +57,8 @@ _FULL_SPECS = (
     SpecRun("policy-sync", "as-proposed", depth=8, examples=100, max_states=200_000),
     SpecRun("policy-sync", "as-proposed-raw-clock", depth=8, examples=100, max_states=200_000),
     SpecRun("policy-sync", "as-implemented", depth=8, examples=100, max_states=200_000),
+    SpecRun("cluster-migration", "auto-create", depth=10, examples=150, max_states=1_000_000),
+    SpecRun("cluster-migration", "no-auto-create", depth=10, examples=150, max_states=1_000_000),
 )
 
 
@@ -69,7 +71,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             markers="smoke", spec_runs=_SMOKE_SPECS,
             mutants=(("client-failover", "threshold-off-by-one"), ("policy-sync", "winner-is-oldest")), messages=1500),
     Profile("full", "every conformance test, every spec variant with CI budgets, every mutant",
-            markers="", spec_runs=_FULL_SPECS, mutants=(("client-failover", None), ("policy-sync", None)),
+            markers="", spec_runs=_FULL_SPECS, mutants=(("client-failover", None), ("policy-sync", None), ("cluster-migration", None)),
             mutant_depth=10, mutant_examples=150, messages=6000),
     Profile("geo-replication", "geo-replication blue -> green with a replication outage, capture + Spark",
             markers="geo_replication", messages=6000),
@@ -77,6 +79,10 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             markers="client_failover", spec_runs=_area("client-failover"), mutants=(("client-failover", None),)),
     Profile("policy-sync", "PIP-136 policy sync: spec variants and mutants",
             markers="policy_sync", spec_runs=_area("policy-sync"), mutants=(("policy-sync", None),)),
+    Profile("cluster-migration", "PIP-188 blue-green migration on real blue/green clusters with live traffic "
+            "(namespace and cluster level, four subscription types), plus the spec's variants and mutants",
+            markers="cluster_migration", spec_runs=_area("cluster-migration"), mutants=(("cluster-migration", None),),
+            mutant_depth=8, mutant_examples=100),
 )}
 
 

@@ -5,7 +5,8 @@ Rules (docs/certify.md):
   else any ``unknown`` makes it unknown, else ``pass``; no deployment check in this run:
   ``not run`` (covered by the catalog, not by this profile) or ``uncovered`` (no check exists);
 - model checks are shown next to it and never make a requirement pass on the deployment;
-- the run fails if a requirement or a suite test fails, is unknown if anything is unknown or
+- the run fails if a MUST requirement or a suite test fails (a failed SHOULD or MAY is listed
+  as a deviation), is unknown if anything is unknown or
   no deployment check ran at all, and passes only otherwise.
 """
 from __future__ import annotations
@@ -59,8 +60,9 @@ def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
 
 def run_verdict(rows: list[dict], tests: dict, pytest_exit: int) -> tuple[str, list[str]]:
     reasons = []
-    if any(r["verdict"] == "fail" for r in rows):
-        reasons.append("a requirement failed on the deployment")
+    failed_must = [r["id"] for r in rows if r["verdict"] == "fail" and r["strength"] == "MUST"]
+    if failed_must:
+        reasons.append(f"MUST requirement(s) failed on the deployment: {', '.join(failed_must)}")
     if tests.get("failed"):
         reasons.append(f"{tests['failed']} test(s) failed")
     if reasons:
@@ -77,4 +79,10 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int) -> tuple[str, l
         reasons.append("no test ran")
     elif pytest_exit not in (0, 1):
         reasons.append(f"pytest exited {pytest_exit}")
-    return ("unknown", reasons) if reasons else ("pass", ["every checked requirement passed"])
+    if reasons:
+        return "unknown", reasons
+    # RFC 2119: a SHOULD or MAY not met is a deviation the report lists, not a failed certification
+    deviations = [r["id"] for r in rows if r["verdict"] == "fail"]
+    if deviations:
+        return "pass", ["every checked MUST requirement passed", f"deviations (SHOULD/MAY not met): {', '.join(deviations)}"]
+    return "pass", ["every checked requirement passed"]

@@ -1,0 +1,113 @@
+"""Per-topic verdict material: figures and the violations of each PIP-188 requirement.
+
+Inputs are the capture's rows and where each send was stored (``observe.place_sends``).
+Times are the harness's own clock (``ts_ns``); the migration trigger is the moment the admin
+call returned.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from .observe import Placement, msg_pair
+
+
+@dataclass
+class ProducerFigures:
+    name: str
+    sent_ok: int
+    send_errors: int
+    on_blue: int
+    on_green: int
+    redirect_s: float | None  # trigger -> first send stored on green
+    longest_gap_s: float  # longest time without a successful send, over the producer's life
+    order_violations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SubscriptionFigures:
+    name: str
+    received: int
+    from_blue: int
+    from_green: int
+    blue_missing: int  # stored on blue, never delivered to this subscription
+    redirect_s: dict[str, float | None]  # consumer -> trigger to first delivery from green
+    duplicates_after_redirect: int
+    drain_violations: list[str] = field(default_factory=list)
+
+
+def producer_figures(sends: list[dict], errors: list[dict], place: Placement, trigger_ns: int) -> list[ProducerFigures]:
+    out = []
+    by_producer: dict[str, list[dict]] = defaultdict(list)
+    for row in sends:
+        by_producer[row["producer"]].append(row)
+    err_count = defaultdict(int)
+    for row in errors:
+        err_count[row["producer"]] += 1
+    for name, mine in sorted(by_producer.items()):
+        where = [place.by_uid[r["uid"]] for r in mine]
+        green_ts = [r["ts_ns"] for r, w in zip(mine, where, strict=True) if w == "green"]
+        times = sorted(r["ts_ns"] for r in mine)
+        gap = max((b - a for a, b in pairwise(times)), default=0) / 1e9
+        violations = _order_violations(mine, where)
+        out.append(ProducerFigures(
+            name, len(mine), err_count[name], where.count("blue"), where.count("green"),
+            round((min(green_ts) - trigger_ns) / 1e9, 3) if green_ts else None, round(gap, 3), violations))
+    return out
+
+
+def _order_violations(mine: list[dict], where: list[str]) -> list[str]:
+    """Publish order across the switch (PIP-188 feature 1): storage order is seq order, and
+    everything stored on green comes after everything stored on blue."""
+    problems = []
+    for cluster in ("blue", "green"):
+        stored = sorted(((msg_pair(r["msg_id"]), r["seq"]) for r, w in zip(mine, where, strict=True) if w == cluster))
+        seqs = [seq for _, seq in stored]
+        for a, b in pairwise(seqs):
+            if b < a:
+                problems.append(f"{cluster} stored seq {b} after seq {a}")
+                break
+    blue = [r["seq"] for r, w in zip(mine, where, strict=True) if w == "blue"]
+    green = [r["seq"] for r, w in zip(mine, where, strict=True) if w == "green"]
+    if blue and green and min(green) < max(blue):
+        problems.append(f"seq {min(green)} stored on green but seq {max(blue)} on blue")
+    return problems
+
+
+def subscription_figures(subscription: str, receives: list[dict], acks: list[dict], place: Placement,
+                         trigger_ns: int) -> SubscriptionFigures:
+    def cluster_of(row) -> str:
+        stored = place.by_uid.get(row["uid"], "unknown")
+        # the same uid stored twice (sent on blue, re-sent on green): the message id tells which copy
+        if stored in ("blue", "green") and row["msg_id"] and row["msg_id"] != place.msg_id.get(row["uid"]):
+            return "green" if stored == "blue" else "blue"
+        return stored
+
+    where = [cluster_of(r) for r in receives]
+    first_green_any = min((r["ts_ns"] for r, w in zip(receives, where, strict=True) if w == "green"), default=None)
+    redirect = {}
+    for r, w in zip(receives, where, strict=True):
+        redirect.setdefault(r["client"], None)
+        if w == "green" and redirect[r["client"]] is None:
+            redirect[r["client"]] = round((r["ts_ns"] - trigger_ns) / 1e9, 3)
+    seen, dups_after = set(), 0
+    for r in receives:
+        if r["uid"] in seen and first_green_any is not None and r["ts_ns"] >= first_green_any:
+            dups_after += 1
+        seen.add(r["uid"])
+    blue_uids = {u for u, c in place.by_uid.items() if c == "blue"}
+    delivered = {r["uid"] for r, w in zip(receives, where, strict=True) if w == "blue"}
+    problems = []
+    blue_acks = [a["ts_ns"] for a in acks if place.by_uid.get(a["uid"]) == "blue"]
+    if first_green_any is not None:
+        last_blue_ack = max(blue_acks, default=None)
+        if last_blue_ack is not None and last_blue_ack > first_green_any:
+            late = sum(1 for t in blue_acks if t > first_green_any)
+            problems.append(f"first delivery from green {(last_blue_ack - first_green_any) / 1e9:.3f} s before the "
+                            f"last blue message was acknowledged ({late} blue acks after it)")
+        missing_then = blue_uids - {r["uid"] for r, w in zip(receives, where, strict=True) if w == "blue" and r["ts_ns"] <= first_green_any}
+        if missing_then:
+            problems.append(f"{len(missing_then)} blue messages not yet delivered when green delivered its first")
+    return SubscriptionFigures(subscription, len(receives), where.count("blue"), where.count("green"),
+                               len(blue_uids - delivered), redirect, dups_after, problems)

@@ -1,0 +1,155 @@
+"""What blue and green say through their admin APIs, and which cluster stored each message.
+
+Blue and green are separate clusters with separate BookKeeper ledgers, so a message id
+``ledger:entry`` names a stored entry only together with its cluster. A topic's ledgers are
+read from each cluster's internal stats; a send acknowledged with a ledger that only blue has
+was stored by blue. If the two clusters happen to use the same ledger id for the topic, the
+producer's own connection history decides (``clients.HandleLog.attachments``) and the
+classification says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow.dataset as ds
+
+from pulsar_conformance.fixtures.deploy.admin import AdminError
+
+
+def rest_path(topic: str) -> str:
+    domain, name = topic.split("://", 1)
+    return f"/admin/v2/{domain}/{name}"
+
+
+def admin_get(admin, path: str, default=None):
+    try:
+        return admin.request("GET", path)
+    except AdminError as error:
+        return default if default is not None else {"error": error.status, "body": str(error)[:300]}
+
+
+def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> None:
+    """``POST /admin/v2/clusters/{cluster}/migrate?migrated=`` with the target's URLs (pulsar-facts §4)."""
+    admin.request("POST", f"/admin/v2/clusters/{cluster}/migrate", params={"migrated": str(migrated).lower()},
+                  json={"serviceUrl": target.admin_url, "brokerServiceUrl": target.service_url})
+
+
+def migrate_namespace(admin, namespace: str, migrated: bool = True) -> None:
+    admin.request("POST", f"/admin/v2/namespaces/{namespace}/migration", json=migrated)
+
+
+@dataclass
+class TopicState:
+    """One topic as one cluster reports it (None where the cluster could not say)."""
+
+    cluster: str
+    topic: str
+    ledgers: set[int] = field(default_factory=set)
+    state: str | None = None  # managed-ledger state: LedgerOpened, Terminated, ...
+    migrated_property: str | None = None  # 4.2.x: internal stats properties.migrated
+    entries: int | None = None
+    publishers: list[str] = field(default_factory=list)
+    subscriptions: dict[str, dict] = field(default_factory=dict)
+    stats_keys: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {"cluster": self.cluster, "topic": self.topic, "ledgers": sorted(self.ledgers), "state": self.state,
+                "migrated_property": self.migrated_property, "entries": self.entries, "publishers": self.publishers,
+                "subscriptions": {k: {"msgBacklog": v.get("msgBacklog"), "consumers": len(v.get("consumers", []))}
+                                  for k, v in self.subscriptions.items()},
+                "error": self.error}
+
+
+def topic_state(cluster, topic: str) -> TopicState:
+    admin = cluster.admin()
+    out = TopicState(cluster.name, topic)
+    try:
+        internal = admin.request("GET", rest_path(topic) + "/internalStats")
+        stats = admin.request("GET", rest_path(topic) + "/stats")
+    except AdminError as error:
+        out.error = f"HTTP {error.status}: {str(error)[:200]}"
+        return out
+    out.ledgers = {int(ledger["ledgerId"]) for ledger in internal.get("ledgers", [])}
+    last = internal.get("lastConfirmedEntry", "")
+    if ":" in last:
+        out.ledgers.add(int(last.split(":")[0]))
+    out.state = internal.get("state")
+    out.migrated_property = (internal.get("properties") or {}).get("migrated")
+    out.entries = internal.get("numberOfEntries")
+    out.publishers = [p.get("producerName") for p in stats.get("publishers", [])]
+    out.subscriptions = stats.get("subscriptions", {})
+    out.stats_keys = sorted(stats)
+    return out
+
+
+def read_capture(run_dir) -> dict[str, list]:
+    """The capture's rows as columns (a scenario's capture is thousands of rows, not millions)."""
+    table = ds.dataset(str(run_dir / "events"), format="parquet").to_table()
+    table = table.sort_by([("ts_ns", "ascending")])
+    return {name: table.column(name).to_pylist() for name in table.column_names}
+
+
+def rows(columns: dict[str, list], **where) -> list[dict]:
+    names = list(columns)
+    out = []
+    for values in zip(*(columns[n] for n in names), strict=True):
+        row = dict(zip(names, values, strict=True))
+        if all(row[k] == v if not isinstance(v, tuple) else row[k] in v for k, v in where.items()):
+            out.append(row)
+    return out
+
+
+def ledger_of(msg_id: str | None) -> int | None:
+    if not msg_id:
+        return None
+    return int(msg_id.split(":")[0])
+
+
+@dataclass
+class Placement:
+    """Where each acknowledged send of a topic was stored: uid -> 'blue' | 'green' | 'unknown'."""
+
+    topic: str
+    by_uid: dict[str, str]
+    msg_id: dict[str, str]
+    method: str
+    problems: list[str]
+
+
+def place_sends(topic: str, sends: list[dict], blue: TopicState, green: TopicState) -> Placement:
+    """Attribute each ``send_ok`` of ``topic`` to the cluster that stored it.
+
+    Distinct ledger ids decide directly. Blue and green allocate ledger ids independently, so
+    the same id can name a ledger in each; then the order of acknowledgements decides: blue
+    terminates the topic before it lets any producer go, so every send blue stored was
+    acknowledged before every send green stored, and blue's entry count says how many. The
+    cut is checked against the message ids (blue's are entries 0..n-1 of its ledgers).
+    """
+    ids = {row["uid"]: row["msg_id"] for row in sends}
+    shared = blue.ledgers & green.ledgers
+    if not shared:
+        by_uid = {row["uid"]: "blue" if ledger_of(row["msg_id"]) in blue.ledgers else
+                  "green" if ledger_of(row["msg_id"]) in green.ledgers else "unknown" for row in sends}
+        return Placement(topic, by_uid, ids, "ledger ids", [])
+    if blue.entries is None:
+        return Placement(topic, {row["uid"]: "unknown" for row in sends}, ids, "none",
+                         [f"ledger ids {sorted(shared)} exist on both clusters and blue's entry count is unknown ({blue.error})"])
+    ordered = sorted(sends, key=lambda r: r["ts_ns"])
+    cut = blue.entries
+    by_uid = {row["uid"]: ("blue" if i < cut else "green") for i, row in enumerate(ordered)}
+    problems = []
+    expected_blue = {(ledger, e) for ledger in blue.ledgers for e in range(cut)} if len(blue.ledgers) == 1 else None
+    got_blue = {msg_pair(row["msg_id"]) for row in ordered[:cut]}
+    if expected_blue is not None and got_blue != expected_blue:
+        problems.append(f"the first {cut} acknowledgements are not blue's entries 0..{cut - 1}")
+    if len(ordered) < cut:
+        problems.append(f"blue stored {cut} entries but only {len(ordered)} sends were acknowledged")
+    if problems:
+        by_uid = dict.fromkeys(by_uid, "unknown")
+    return Placement(topic, by_uid, ids, f"acknowledgement order (ledger ids {sorted(shared)} on both clusters)", problems)
+
+
+def msg_pair(msg_id: str) -> tuple[int, int]:
+    ledger, entry = msg_id.split(":")[:2]
+    return int(ledger), int(entry)

@@ -1,0 +1,106 @@
+"""One migration scenario: traffic on blue, a trigger, traffic through it, then the evidence.
+
+The evidence of a run (``Outcome``): the capture and its Spark verdict, each topic's state on
+blue and green, where each send was stored, the per-client figures, and every client's log.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pulsar_conformance.fixtures.capture import Capture
+
+from . import judge, observe
+from .workload import TopicLoad, Traffic
+
+
+@dataclass
+class TopicOutcome:
+    topic: str
+    blue: observe.TopicState
+    green: observe.TopicState
+    placement: observe.Placement
+    producers: list[judge.ProducerFigures]
+    subscriptions: list[judge.SubscriptionFigures]
+
+    def to_json(self) -> dict:
+        return {"blue": self.blue.to_json(), "green": self.green.to_json(),
+                "placement": {"method": self.placement.method, "problems": self.placement.problems,
+                              "counts": {c: list(self.placement.by_uid.values()).count(c) for c in ("blue", "green", "unknown")}},
+                "producers": [vars(p) for p in self.producers], "subscriptions": [vars(s) for s in self.subscriptions]}
+
+
+@dataclass
+class Outcome:
+    run_dir: Path
+    trigger_ns: int
+    topics: dict[str, TopicOutcome]
+    traffic: Traffic
+    verdict: dict
+    columns: dict
+    markers: list[dict] = field(default_factory=list)
+
+    def handle(self, name: str):
+        return next(h for h in self.traffic.handles if h.name == name)
+
+    def save(self) -> None:
+        doc = {"trigger_ns": self.trigger_ns, "topics": {t: o.to_json() for t, o in self.topics.items()},
+               "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
+                                    "errors": h.errors[:5], "error_count": len(h.errors)}
+                           for h in self.traffic.handles}}
+        (self.run_dir / "migration.json").write_text(json.dumps(doc, indent=2, default=str))
+        (self.run_dir / "markers.json").write_text(json.dumps(self.markers, indent=2))
+        (self.run_dir / "verdict.json").write_text(json.dumps(self.verdict, indent=2, default=str))
+
+
+def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
+        before_s: float = 4.0, after_s: float = 10.0, allowed=(), send_timeout_ms: int = 15000,
+        after_trigger: Callable[[Traffic], None] | None = None, drain_seconds: float = 40.0) -> Outcome:
+    """Run ``loads`` on blue, call ``trigger()`` (returns a marker label) after ``before_s``,
+    keep the traffic going ``after_s`` more, drain, and gather the evidence."""
+    blue, green = deployment.clusters["blue"], deployment.clusters["green"]
+    markers: list[dict] = []
+    with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
+        traffic = Traffic(capture, blue, loads, send_timeout_ms=send_timeout_ms)
+        try:
+            traffic.start()
+            time.sleep(before_s)
+            label = trigger()
+            trigger_ns = time.time_ns()
+            markers.append({"ts_ns": trigger_ns, "label": label})
+            if after_trigger is not None:
+                time.sleep(2.0)
+                after_trigger(traffic)
+                markers.append({"ts_ns": time.time_ns(), "label": "new producer and subscription via blue"})
+            time.sleep(after_s)
+            markers.append({"ts_ns": time.time_ns(), "label": "producers stop"})
+            traffic.stop(drain_seconds=drain_seconds)
+        finally:
+            traffic.close()
+    columns = observe.read_capture(run_dir)
+    topics = {}
+    for load in loads:
+        topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns)
+    from pulsar_conformance.spark_checks.check import check_capture
+
+    verdict = check_capture(run_dir, engine="spark")
+    outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
+    outcome.save()
+    return outcome
+
+
+def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int) -> TopicOutcome:
+    blue_state, green_state = observe.topic_state(blue, topic), observe.topic_state(green, topic)
+    sends = observe.rows(columns, kind="send_ok", topic=topic)
+    errors = observe.rows(columns, kind=("send_err", "send_unknown"), topic=topic)
+    placement = observe.place_sends(topic, sends, blue_state, green_state)
+    producers = judge.producer_figures(sends, errors, placement, trigger_ns)
+    subs = []
+    for sub in sorted({h.subscription for h in traffic.handles if h.topic == topic and h.kind == "consumer"}):
+        receives = observe.rows(columns, kind="receive", topic=topic, subscription=sub)
+        acks = observe.rows(columns, kind="ack", topic=topic, subscription=sub)
+        subs.append(judge.subscription_figures(sub, receives, acks, placement, trigger_ns))
+    return TopicOutcome(topic, blue_state, green_state, placement, producers, subs)

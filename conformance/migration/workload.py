@@ -1,0 +1,174 @@
+"""Topics, subscriptions and the threads that keep traffic flowing through a migration.
+
+Every producer and consumer has its own client (its own connection: one handle's redirect
+cannot disturb another's) and goes through the capture, so each send outcome, delivery and ack is a row (design.md §5.1). A slow
+subscription builds a backlog in blue before the migration: the PIP says it must drain it
+there before it is redirected; a fast one has none and must move at once.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import pulsar
+
+KEYS = tuple(f"k{i}" for i in range(8))
+
+
+@dataclass(frozen=True)
+class Sub:
+    name: str
+    type: str  # Exclusive | Shared | Failover | KeyShared (pulsar.ConsumerType)
+    consumers: int = 1
+    delay: float = 0.0  # seconds of "processing" per message: > 1/rate builds a backlog
+    must_see: bool = True
+    latest: bool = False  # initial position Latest (Pulsar's default) instead of Earliest
+
+
+@dataclass(frozen=True)
+class TopicLoad:
+    topic: str  # persistent://tenant/ns/name
+    subs: tuple[Sub, ...]
+    rate: float = 80.0  # messages per second from the one producer
+
+
+@dataclass
+class Handle:
+    name: str
+    kind: str  # producer | consumer
+    topic: str
+    subscription: str | None
+    client: object = None
+    wrapped: object = None
+    thread: threading.Thread | None = None
+    errors: list[str] = field(default_factory=list)
+    created_ns: int = 0
+    received: int = 0
+
+
+class Traffic:
+    """Producers and consumers of a set of topics, all started on ``cluster``."""
+
+    def __init__(self, capture, cluster, loads: list[TopicLoad], *, send_timeout_ms: int = 15000):
+        self.capture, self.cluster, self.loads = capture, cluster, loads
+        self.send_timeout_ms = send_timeout_ms
+        self.handles: list[Handle] = []
+        self.stop_sending = threading.Event()
+        self.stop_receiving = threading.Event()
+
+    # ----- starting
+    def start(self) -> None:
+        for load in self.loads:
+            for sub in load.subs:
+                for i in range(sub.consumers):
+                    self.add_consumer(load.topic, sub, f"c-{_short(load.topic)}-{sub.name}-{i}")
+            self.add_producer(load.topic, f"p-{_short(load.topic)}", load.rate)
+
+    def add_producer(self, topic: str, name: str, rate: float, cluster=None) -> Handle:
+        handle = self._handle(name, "producer", topic, None)
+        handle.client = (cluster or self.cluster).client(operation_timeout_seconds=10)
+        handle.wrapped = self.capture.producer(
+            handle.client, topic, name=name, cluster=(cluster or self.cluster).name, producer_name=name,
+            send_timeout_millis=self.send_timeout_ms, block_if_queue_full=True, max_pending_messages=500,
+            batching_enabled=False)
+        handle.created_ns = time.time_ns()
+        handle.thread = threading.Thread(target=self._produce, args=(handle, rate), name=name, daemon=True)
+        self.handles.append(handle)
+        handle.thread.start()
+        return handle
+
+    def add_consumer(self, topic: str, sub: Sub, name: str, cluster=None) -> Handle:
+        handle = self._handle(name, "consumer", topic, sub.name)
+        handle.client = (cluster or self.cluster).client(operation_timeout_seconds=10)
+        if sub.must_see:
+            self.capture.must_see(topic, sub.name)
+        handle.wrapped = self.capture.consumer(
+            handle.client, topic, sub.name, name=name, cluster=(cluster or self.cluster).name,
+            consumer_type=getattr(pulsar.ConsumerType, sub.type), consumer_name=name,
+            receiver_queue_size=50,
+            initial_position=pulsar.InitialPosition.Latest if sub.latest else pulsar.InitialPosition.Earliest)
+        handle.created_ns = time.time_ns()
+        handle.thread = threading.Thread(target=self._consume, args=(handle, sub.delay), name=name, daemon=True)
+        self.handles.append(handle)
+        handle.thread.start()
+        return handle
+
+    def _handle(self, name: str, kind: str, topic: str, subscription: str | None) -> Handle:
+        return Handle(name, kind, topic, subscription)
+
+    # ----- the loops
+    def _produce(self, handle: Handle, rate: float) -> None:
+        interval, n = 1.0 / rate, 0
+
+        def done(result, _msg_id):
+            if result != pulsar.Result.Ok:
+                handle.errors.append(str(result))
+
+        began = time.monotonic()
+        while not self.stop_sending.is_set():
+            try:
+                handle.wrapped.send_async(b"m" * 64, done, key=KEYS[n % len(KEYS)])
+            except Exception as error:  # noqa: BLE001 - the capture recorded it; keep the rate
+                handle.errors.append(f"{type(error).__name__}: {error}")
+            n += 1
+            time.sleep(max(0.0, began + n * interval - time.monotonic()))
+        try:
+            handle.wrapped.flush()
+        except Exception as error:  # noqa: BLE001 - pending sends fail with the send timeout
+            handle.errors.append(f"flush: {type(error).__name__}: {error}")
+
+    def _consume(self, handle: Handle, delay: float) -> None:
+        consumer = handle.wrapped
+        while not self.stop_receiving.is_set():
+            try:
+                message = consumer.receive(200)
+            except pulsar.Timeout:
+                continue
+            except Exception as error:  # noqa: BLE001 - e.g. AlreadyClosed at the end
+                handle.errors.append(f"{type(error).__name__}: {error}")
+                time.sleep(0.2)
+                continue
+            handle.received += 1
+            if delay:
+                time.sleep(delay)
+            try:
+                consumer.acknowledge(message)
+            except Exception as error:  # noqa: BLE001
+                handle.errors.append(f"ack: {type(error).__name__}: {error}")
+
+    # ----- stopping
+    def stop(self, drain_seconds: float = 30.0, quiet_seconds: float = 2.5) -> None:
+        """Stop sending; let consumers drain until no delivery came for ``quiet_seconds`` (or
+        the deadline); then close every client."""
+        self.stop_sending.set()
+        for h in self.handles:
+            if h.kind == "producer":
+                h.thread.join(timeout=self.send_timeout_ms / 1000 + 10)
+        deadline, last, quiet_since = time.monotonic() + drain_seconds, -1, time.monotonic()
+        while time.monotonic() < deadline:
+            now_received = sum(h.received for h in self.handles)
+            if now_received != last:
+                last, quiet_since = now_received, time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_seconds:
+                break
+            time.sleep(0.25)
+        self.stop_receiving.set()
+        for h in self.handles:
+            if h.kind == "consumer":
+                h.thread.join(timeout=5)
+        self.close()
+
+    def close(self) -> None:
+        self.stop_sending.set()
+        self.stop_receiving.set()
+        for h in self.handles:
+            try:
+                h.client.close()
+            except Exception:  # noqa: BLE001, S110 - closing a client that failed is not a finding
+                pass
+
+
+def _short(topic: str) -> str:
+    """``ns-topic``: unique per scenario, short enough to read in the report."""
+    return "-".join(topic.split("://", 1)[-1].split("/")[-2:])

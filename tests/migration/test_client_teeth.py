@@ -1,0 +1,56 @@
+"""The cluster-migration certification tells a client that follows PIP-188 redirects from one
+that cannot, on the same brokers (issue 5, "a suite with teeth").
+
+pulsar-client 3.13.0 (C++ 4.2.0) follows CommandTopicMigrated; 3.4.0 (C++ 3.4.2, protocol
+v19) cannot: blue logs "client doesn't support topic migration handling" and the producer
+never reaches green. Each run is a real ``certify --profile cluster-migration`` on its own
+blue and green; the 3.4.0 one takes its client from a separate environment
+(fixtures/client_versions.py).
+
+What the broker itself does (PIP188-R01..R15) is the product's verdict, not this test's: on
+Pulsar 4.2.4 a producer whose send is in flight when blue terminates the topic can leave the
+topic fenced and never be redirected (docs/findings.md F-188-4), so the 3.13.0 run may fail
+PIP188-R03 for a reason that has nothing to do with the client. The client's own MUST,
+PIP188-R16, must pass there and fail with 3.4.0.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
+
+
+def _certify(out, *extra) -> tuple[int, dict]:
+    command = [sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "cluster-migration",
+               "--out", str(out), "--json", *extra]
+    rc = subprocess.run(command, timeout=1800, stdout=subprocess.PIPE).returncode
+    return rc, json.loads((out / "summary.json").read_text())
+
+
+def _requirement(summary: dict, rid: str) -> dict:
+    return next(r for r in summary["requirements"] if r["id"] == rid)
+
+
+def test_current_client_follows_redirects(tmp_path):
+    rc, summary = _certify(tmp_path / "new")
+    r16 = _requirement(summary, "PIP188-R16")
+    assert r16["verdict"] == "pass", r16
+    assert rc in (0, 1), f"certify could not decide: {summary['reasons']}"
+    if rc == 1:  # allowed only for a broker-side MUST, never the client's
+        failed = [r["id"] for r in summary["requirements"] if r["verdict"] == "fail" and r["strength"] == "MUST"]
+        assert "PIP188-R16" not in failed and failed, summary["reasons"]
+    for rid in ("PIP188-R02", "PIP188-R05", "PIP188-R06", "PIP188-R12"):
+        assert _requirement(summary, rid)["verdict"] == "pass", _requirement(summary, rid)
+
+
+def test_pulsar_client_3_4_fails_the_client_must_with_evidence(tmp_path):
+    rc, summary = _certify(tmp_path / "old", "--client-version", "3.4.0")
+    assert rc == 1, summary["reasons"]
+    r16 = _requirement(summary, "PIP188-R16")
+    assert r16["verdict"] == "fail", r16
+    assert any("could not tell (protocol < v20)" in e for e in r16["evidence"]), r16["evidence"]
+    assert any("PIP188-R16" in reason for reason in summary["reasons"]), summary["reasons"]
