@@ -82,7 +82,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
     Profile("cluster-migration", "PIP-188 blue-green migration on real blue/green clusters with live traffic "
             "(namespace and cluster level, four subscription types), plus the spec's variants and mutants",
             markers="cluster_migration", spec_runs=_area("cluster-migration"), mutants=(("cluster-migration", None),),
-            mutant_depth=8, mutant_examples=100),
+            mutant_depth=10, mutant_examples=150),
 )}
 
 

@@ -35,6 +35,7 @@ class SubscriptionFigures:
     redirect_s: dict[str, float | None]  # consumer -> trigger to first delivery from green
     duplicates_after_redirect: int
     drain_violations: list[str] = field(default_factory=list)
+    created_after_trigger: bool = False  # a new subscription: it has no blue backlog to drain
 
 
 def producer_figures(sends: list[dict], errors: list[dict], place: Placement, trigger_ns: int) -> list[ProducerFigures]:

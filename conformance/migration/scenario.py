@@ -102,5 +102,8 @@ def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int) 
     for sub in sorted({h.subscription for h in traffic.handles if h.topic == topic and h.kind == "consumer"}):
         receives = observe.rows(columns, kind="receive", topic=topic, subscription=sub)
         acks = observe.rows(columns, kind="ack", topic=topic, subscription=sub)
-        subs.append(judge.subscription_figures(sub, receives, acks, placement, trigger_ns))
+        figures = judge.subscription_figures(sub, receives, acks, placement, trigger_ns)
+        figures.created_after_trigger = all(h.created_ns > trigger_ns for h in traffic.handles
+                                            if h.topic == topic and h.subscription == sub)
+        subs.append(figures)
     return TopicOutcome(topic, blue_state, green_state, placement, producers, subs)

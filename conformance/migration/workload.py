@@ -130,7 +130,9 @@ class Traffic:
                 time.sleep(0.2)
                 continue
             handle.received += 1
-            if delay:
+            if delay and not self.stop_sending.is_set():
+                # slow only while producing: enough to build a backlog, without leaving it
+                # unread when the scenario ends
                 time.sleep(delay)
             try:
                 consumer.acknowledge(message)

@@ -60,3 +60,13 @@ def test_requirement_without_a_check_is_uncovered_not_passed():
 
     rows = requirement_rows(load_requirements(), [])
     assert rows and all(r["verdict"] in ("uncovered", "not run") for r in rows)
+
+
+def test_only_a_failed_must_fails_the_run():
+    tests = {"total": 2, "passed": 2}
+    should = [{"id": "X-R01", "strength": "MUST", "verdict": "pass"}, {"id": "X-R02", "strength": "SHOULD", "verdict": "fail"}]
+    verdict, reasons = run_verdict(should, tests, 0)
+    assert verdict == "pass" and any("X-R02" in r for r in reasons), reasons
+    must = [{"id": "X-R01", "strength": "MUST", "verdict": "fail"}, {"id": "X-R02", "strength": "SHOULD", "verdict": "pass"}]
+    verdict, reasons = run_verdict(must, tests, 1)
+    assert verdict == "fail" and any("X-R01" in r for r in reasons), reasons
