@@ -52,5 +52,5 @@ def test_pulsar_client_3_4_fails_the_client_must_with_evidence(tmp_path):
     assert rc == 1, summary["reasons"]
     r16 = _requirement(summary, "PIP188-R16")
     assert r16["verdict"] == "fail", r16
-    assert any("could not tell (protocol < v20)" in e for e in r16["evidence"]), r16["evidence"]
+    assert any("could not tell the client (protocol < v20)" in e for e in r16["evidence"]), r16["evidence"]
     assert any("PIP188-R16" in reason for reason in summary["reasons"]), summary["reasons"]
