@@ -38,6 +38,9 @@ def run_checks(spark: SparkSession, capture: CaptureInput) -> dict:
     pairs = _pairs(_numeric(raw).repartition("h"), must_see)
     # Almost every pair is clean: keep only rows where some class applies before building
     # and exploding the candidate structs (9 per row otherwise, nearly all null).
+    # Rows without a delivery (a uid's sends, acks alone) can only be lost findings: drop the
+    # rest of them before the ordering check's shuffle (they are a third of its rows).
+    pairs = pairs.filter((F.col("deliveries") > 0) | _any_lost(must_see))
     found = _ordering(pairs).filter(_any_candidate(must_see)).select(
         F.explode(_candidates(must_see)).alias("f")).filter(F.col("f").isNotNull()).select("f.*")
     by_class = Window.partitionBy("class")
@@ -125,10 +128,11 @@ def _pairs(ev: DataFrame, must_see: list[dict]) -> DataFrame:
 def _ordering(pairs: DataFrame) -> DataFrame:
     """Adds ``after_seq``: the highest seq among earlier first deliveries of the same
     (subscription, client, producer, key). Order is per consumer client (design.md §5.2);
-    equal timestamps give the benefit of the doubt. Pairs without deliveries ride along
-    (their columns are null) so that the whole check stays one stream with no recompute."""
-    # Pairs without deliveries (a uid's sends) get one tiny group each, keyed by their uid
-    # hash, instead of one huge group per topic.
+    equal timestamps give the benefit of the doubt. The few rows without deliveries that
+    reach it (lost findings) ride along (their columns are null) so that the whole check
+    stays one stream with no recompute."""
+    # Rows without deliveries get one tiny group each, keyed by their uid hash, instead of
+    # one group per topic.
     alone = F.when(F.col("deliveries") == 0, F.col("h"))
     group = Window.partitionBy("tsk", "fgrp", alone).orderBy("fts", "fseq")
     delivered_seq = F.when(F.col("deliveries") > 0, F.col("fseq"))
@@ -160,6 +164,14 @@ def _conditions(must_see: list[dict]) -> list[tuple[str, F.Column]]:
         conditions.append((LOST, (c("rn_uid") == 1) & c("ok").isNotNull() & (c("ok.tsk") == _topic_hash(m["topic"]))
                            & ~c(f"seen{i}")))
     return conditions
+
+
+def _any_lost(must_see: list[dict]) -> F.Column:
+    condition = F.lit(False)
+    for name, when in _conditions(must_see):
+        if name == LOST:
+            condition = condition | F.coalesce(when, F.lit(False))
+    return condition
 
 
 def _any_candidate(must_see: list[dict]) -> F.Column:
