@@ -47,6 +47,11 @@ class CertifyRun:
 _lock = threading.Lock()
 
 
+def verdict_of(ok: bool | None) -> str:
+    """True, False, None (could not decide) as a verdict."""
+    return {True: "pass", False: "fail", None: "unknown"}[ok]
+
+
 def record(run: CertifyRun, *, check: str, kind: str, requirements: list[str], verdict: str,
            evidence: str, test: str, details: dict | None = None) -> dict:
     """Append one verdict to ``checks.jsonl``: the report's only source of requirement verdicts.

@@ -19,7 +19,7 @@ import pytest
 
 from .migration import observe, scenario
 from .migration.workload import Sub, TopicLoad
-from .run import VerdictUnknown, record
+from .run import VerdictUnknown, record, verdict_of
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -54,10 +54,6 @@ def _namespace(deployment, name: str) -> str:
     return f"{TENANT}/{name}"
 
 
-def _verdict(ok: bool | None) -> str:
-    return {True: "pass", False: "fail", None: "unknown"}[ok]
-
-
 class Recorder:
     def __init__(self, certify_run, request, outcome):
         self.run, self.test, self.outcome = certify_run, request.node.nodeid, outcome
@@ -66,7 +62,7 @@ class Recorder:
     def __call__(self, check: str, requirements: list[str], ok: bool | None, evidence: str, **details) -> None:
         details["capture"] = str(self.outcome.run_dir.relative_to(self.run.out))
         self.rows.append(record(self.run, check=check, kind="deployment", requirements=requirements,
-                                verdict=_verdict(ok), evidence=evidence, test=self.test, details=details))
+                                verdict=verdict_of(ok), evidence=evidence, test=self.test, details=details))
 
     def finish(self) -> None:
         """The test fails on a failed MUST; a failed SHOULD is a recorded deviation (RFC 2119)."""

@@ -18,7 +18,7 @@ import pytest
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
-from .run import VerdictUnknown, record
+from .run import VerdictUnknown, record, verdict_of
 
 pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -116,7 +116,7 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
     counts_text = ", ".join(f"{k}={v['count']}" for k, v in verdict["anomalies"].items() if v["count"])
     evidence = (f"{verdict['events']} events; blue subscription {counts['c-blue']}, green {counts['c-green']} "
                 f"deliveries; anomalies: {counts_text or 'none'}")
-    capture_verdict = {True: "pass", False: "fail", None: "unknown"}[verdict["valid"]]
+    capture_verdict = verdict_of(verdict["valid"])
     test = request.node.nodeid
     record(certify_run, check="geo-replication/blue-to-green", kind="deployment", requirements=["GEO-R01"],
            verdict=capture_verdict, evidence=evidence, test=test,

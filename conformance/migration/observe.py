@@ -4,8 +4,7 @@ Blue and green are separate clusters with separate BookKeeper ledgers, so a mess
 ``ledger:entry`` names a stored entry only together with its cluster. A topic's ledgers are
 read from each cluster's internal stats; a send acknowledged with a ledger that only blue has
 was stored by blue. If the two clusters happen to use the same ledger id for the topic, the
-producer's own connection history decides (``clients.HandleLog.attachments``) and the
-classification says so.
+order of acknowledgements decides (``place_sends``) and the classification says so.
 """
 from __future__ import annotations
 
@@ -16,16 +15,12 @@ import pyarrow.dataset as ds
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 
 
-def rest_path(topic: str) -> str:
-    domain, name = topic.split("://", 1)
-    return f"/admin/v2/{domain}/{name}"
-
-
-def admin_get(admin, path: str, default=None):
+def admin_get(admin, path: str) -> dict:
+    """The document at ``path``, or what the refusal said: an answer is evidence either way."""
     try:
         return admin.request("GET", path)
     except AdminError as error:
-        return default if default is not None else {"error": error.status, "body": str(error)[:300]}
+        return {"error": error.status, "body": str(error)[:300]}
 
 
 def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> None:
@@ -65,8 +60,8 @@ def topic_state(cluster, topic: str) -> TopicState:
     admin = cluster.admin()
     out = TopicState(cluster.name, topic)
     try:
-        internal = admin.request("GET", rest_path(topic) + "/internalStats")
-        stats = admin.request("GET", rest_path(topic) + "/stats")
+        internal = admin.topic_internal_stats(topic)
+        stats = admin.topic_stats(topic)
     except AdminError as error:
         out.error = f"HTTP {error.status}: {str(error)[:200]}"
         return out
@@ -101,9 +96,7 @@ def rows(columns: dict[str, list], **where) -> list[dict]:
 
 
 def ledger_of(msg_id: str | None) -> int | None:
-    if not msg_id:
-        return None
-    return int(msg_id.split(":")[0])
+    return msg_pair(msg_id)[0] if msg_id else None
 
 
 @dataclass
@@ -129,8 +122,8 @@ def place_sends(topic: str, sends: list[dict], blue: TopicState, green: TopicSta
     ids = {row["uid"]: row["msg_id"] for row in sends}
     shared = blue.ledgers & green.ledgers
     if not shared:
-        by_uid = {row["uid"]: "blue" if ledger_of(row["msg_id"]) in blue.ledgers else
-                  "green" if ledger_of(row["msg_id"]) in green.ledgers else "unknown" for row in sends}
+        side = {**dict.fromkeys(blue.ledgers, "blue"), **dict.fromkeys(green.ledgers, "green")}
+        by_uid = {row["uid"]: side.get(ledger_of(row["msg_id"]), "unknown") for row in sends}
         return Placement(topic, by_uid, ids, "ledger ids", [])
     if blue.entries is None:
         return Placement(topic, {row["uid"]: "unknown" for row in sends}, ids, "none",

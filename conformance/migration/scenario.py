@@ -43,9 +43,6 @@ class Outcome:
     columns: dict
     markers: list[dict] = field(default_factory=list)
 
-    def handle(self, name: str):
-        return next(h for h in self.traffic.handles if h.name == name)
-
     def save(self) -> None:
         doc = {"trigger_ns": self.trigger_ns, "topics": {t: o.to_json() for t, o in self.topics.items()},
                "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
