@@ -1,0 +1,471 @@
+"""Trace validation of a captured PIP-188 run against the cluster-migration spec (design.md §4).
+
+The judges (``judge``) measure a run; this asks a different question: is what the clients saw
+a behaviour the spec allows? One producer and one subscription of a topic are projected onto
+the spec's vocabulary and the result is validated with hidden steps
+(``spec.core.interpreter.validate``):
+
+- each acknowledged send (``send_ok``) becomes ``publish``, observed with where the message was
+  stored (blue or green, ``observe.place_sends``); failed sends are dropped: blue never
+  acknowledged them and the spec's producer only moves on once a message is stored;
+- each delivery becomes ``consume``, observed with the message the subscription got and the
+  cluster it came from (by the placement of its uid, as ``judge.subscription_figures`` reads it);
+- ``producer_redirect`` comes just before the first send stored on green and
+  ``consumer_redirect`` just before the first delivery from green;
+- every other action of the spec (``admin_migrate``, ``migration_task``, ``replicate``,
+  ``policy_sync``, ``remote_*`` and whatever the spec adds later) is hidden: the validator
+  fills them in where the observed steps need them.
+
+Messages are renumbered 1..K in the producer's order over a window around the switch (the last
+``blue`` messages stored on blue and the first ``green`` stored on green), the same messages for
+sends and deliveries, and the spec is instantiated with MESSAGES=K. The clocks are the harness's
+own (``ts_ns``): a send is acknowledged to the client after it was stored, so a delivery can be
+captured before its ``send_ok``; the projection then puts the publish (and the producer's earlier
+ones) just before that delivery, and counts how often it did.
+
+What the spec does not model is reported as not modelled (``ok`` None, ``modelled`` False)
+rather than judged: a Shared subscription (several consumers, no delivery order), a
+subscription created after the trigger (the spec's subscription exists from the start).
+A Key_Shared subscription keeps order per key, so it is validated per key.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pulsar_conformance.spec.core.interpreter import Observed, validate
+from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
+
+from . import observe
+
+OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect", "consumer_redirect")
+# what a validated projection covers: publish order across the switch, drain before green
+REQUIREMENTS = ("PIP188-R01", "PIP188-R02", "PIP188-R04")
+FINDINGS = {  # what a failed step shows -> the requirement it concerns (spec/catalog/pip-188.yaml)
+    "placement": ["PIP188-R01"],  # a send stored where the spec's producer cannot be
+    "order": ["PIP188-R01"],  # a message delivered ahead of one sent before it
+    "drain": ["PIP188-R02", "PIP188-R04"],  # a delivery from green while blue still had some
+    "loss": ["PIP188-R02"],  # a message stored on blue the subscription skipped
+    "green-loss": ["PIP188-R09"],  # a message stored on green the subscription skipped
+    "redelivery": ["PIP188-R15"],  # a message delivered again
+}
+SIDES = {"blue": BLUE, "green": GREEN}
+UNORDERED_TYPES = ("Shared",)  # no delivery order across consumers: not the spec's one reader
+PER_KEY_TYPES = ("KeyShared", "Key_Shared")  # order per key only
+
+
+# ----------------------------------------------------------------------- the run
+
+
+def topic_state_from_json(doc: dict) -> observe.TopicState:
+    """A ``TopicState`` back from ``TopicState.to_json`` (migration.json)."""
+    return observe.TopicState(doc["cluster"], doc["topic"], set(doc.get("ledgers") or ()), doc.get("state"),
+                              doc.get("migrated_property"), doc.get("entries"), list(doc.get("publishers") or ()),
+                              dict(doc.get("subscriptions") or {}), error=doc.get("error"))
+
+
+@dataclass
+class CapturedRun:
+    """A saved scenario run (``scenario.Outcome.save``): capture columns, the trigger, each
+    topic's blue and green state, subscription types and which subscriptions came after the
+    trigger. Placement is recomputed from these as ``scenario.gather`` computes it."""
+
+    run_dir: Path
+    trigger_ns: int
+    columns: dict[str, list]
+    states: dict[str, tuple[observe.TopicState, observe.TopicState]]
+    sub_types: dict[tuple[str, str], str] = field(default_factory=dict)
+    late_subs: set[tuple[str, str]] = field(default_factory=set)
+    _placement: dict = field(default_factory=dict, init=False, repr=False)
+
+    _rows: dict = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def topics(self) -> list[str]:
+        return list(self.states)
+
+    def _of(self, kind: str, topic: str) -> list[dict]:
+        """Rows of one kind and topic, in capture order (indexed once per run)."""
+        if not self._rows:
+            for row in observe.rows(self.columns):
+                self._rows.setdefault((row["kind"], row["topic"]), []).append(row)
+        return self._rows.get((kind, topic), [])
+
+    def sends(self, topic: str) -> list[dict]:
+        # producers attached through blue (one in another region reaches blue by replication)
+        return [r for r in self._of("send_ok", topic) if r["cluster"] == "blue"]
+
+    def failed_sends(self, topic: str) -> list[dict]:
+        return [r for kind in ("send_err", "send_unknown") for r in self._of(kind, topic) if r["cluster"] == "blue"]
+
+    def receives(self, topic: str, subscription: str) -> list[dict]:
+        return [r for r in self._of("receive", topic) if r["subscription"] == subscription and r["cluster"] == "blue"]
+
+    def acks(self, topic: str, subscription: str) -> list[dict]:
+        return [r for r in self._of("ack", topic) if r["subscription"] == subscription and r["cluster"] == "blue"]
+
+    def subscriptions(self, topic: str) -> list[str]:
+        return sorted({r["subscription"] for r in self._of("receive", topic) if r["subscription"] and r["cluster"] == "blue"})
+
+    def placement(self, topic: str) -> observe.Placement:
+        if topic not in self._placement:
+            blue, green = self.states[topic]
+            self._placement[topic] = observe.place_sends(topic, self.sends(topic), blue, green)
+        return self._placement[topic]
+
+    def with_columns(self, columns: dict[str, list]) -> CapturedRun:
+        """The same run with other capture rows (corrupted-trace mutants); placement and the row
+        index are recomputed."""
+        return replace(self, columns=columns)
+
+
+def load_run(run_dir: str | Path) -> CapturedRun:
+    run_dir = Path(run_dir)
+    doc = json.loads((run_dir / "migration.json").read_text())
+    states = {t: (topic_state_from_json(o["blue"]), topic_state_from_json(o["green"])) for t, o in doc["topics"].items()}
+    late = {(t, s["name"]) for t, o in doc["topics"].items() for s in o.get("subscriptions", ())
+            if s.get("created_after_trigger")}
+    types: dict[tuple[str, str], str] = {}
+    manifest = run_dir / "manifest.json"
+    if manifest.exists():
+        for load in json.loads(manifest.read_text()).get("scenario", {}).get("loads", ()):
+            for sub in load.get("subs", ()):
+                types[(load["topic"], sub["name"])] = sub.get("type", "")
+    return CapturedRun(run_dir, int(doc["trigger_ns"]), observe.read_capture(run_dir), states, types, late)
+
+
+# ---------------------------------------------------------------- the projection
+
+
+@dataclass
+class Projection:
+    """One (producer, subscription[, key]) of a topic in the spec's vocabulary."""
+
+    topic: str
+    producer: str
+    subscription: str
+    key: str | None
+    messages: list[dict]  # window, in the producer's order: uid, seq, side, number (1..K)
+    steps: list[Observed]
+    receives: int  # deliveries of window messages projected
+    moved_publishes: int  # publishes put before a delivery captured before their send_ok
+    failed_sends: int  # the producer's sends never acknowledged (dropped)
+    unplaced: list[str] = field(default_factory=list)  # window uids whose cluster is unknown
+    events: list[dict] = field(default_factory=list)  # per step: kind, number, seq, side (capture view)
+
+    @property
+    def from_blue(self) -> int:
+        return sum(1 for m in self.messages if m["side"] == "blue")
+
+    @property
+    def from_green(self) -> int:
+        return sum(1 for m in self.messages if m["side"] == "green")
+
+
+def _stored(side: str, number: int):
+    log, length = side, f"{side}_len"
+
+    def check(before, after) -> bool:
+        at = getattr(before, length)
+        return getattr(after, length) == at + 1 and getattr(after, log)[at] == number
+
+    return check
+
+
+def _consumed(side: str, number: int):
+    log, cursor, where = side, f"{side}_cursor", SIDES[side]
+
+    def check(before, after) -> bool:
+        at = getattr(before, cursor)
+        return (before.sside == where and at < len(getattr(before, log)) and getattr(before, log)[at] == number
+                and getattr(after, cursor) == at + 1)
+
+    return check
+
+
+def _side_of(row: dict, place: observe.Placement) -> str:
+    """The cluster a delivery came from, read as ``judge.subscription_figures`` reads it."""
+    stored = place.by_uid.get(row["uid"], "unknown")
+    if stored in ("blue", "green") and row["msg_id"] and row["msg_id"] != place.msg_id.get(row["uid"]):
+        return "green" if stored == "blue" else "blue"
+    return stored
+
+
+def project(run: CapturedRun, topic: str, producer: str, subscription: str, *, blue: int = 6, green: int = 6,
+            key: str | None = None) -> Projection:
+    place = run.placement(topic)
+    first: dict[str, dict] = {}
+    for row in sorted(run.sends(topic), key=lambda r: (r["seq"], r["ts_ns"])):
+        if row["producer"] == producer and (key is None or row["key"] == key):
+            first.setdefault(row["uid"], row)
+    mine = list(first.values())  # the producer's order
+    side = {u: place.by_uid.get(u, "unknown") for u in first}
+    on_blue = [r for r in mine if side[r["uid"]] == "blue"]
+    on_green = [r for r in mine if side[r["uid"]] == "green"]
+    chosen = {r["uid"] for r in on_blue[max(0, len(on_blue) - blue):] + on_green[:green]}
+    window = [r for r in mine if r["uid"] in chosen]
+    number = {r["uid"]: i + 1 for i, r in enumerate(window)}
+    messages = [{"uid": r["uid"], "seq": r["seq"], "side": side[r["uid"]], "number": number[r["uid"]]} for r in window]
+    unplaced = [r["uid"] for r in mine if side[r["uid"]] not in ("blue", "green")]
+    failed = sum(1 for r in run.failed_sends(topic) if r["producer"] == producer and (key is None or r["key"] == key))
+
+    # the observed events in capture order: (ts, order, kind, number, side, row)
+    events = [(r["ts_ns"], 0, "publish", number[r["uid"]], side[r["uid"]], r) for r in window]
+    delivered = [r for r in run.receives(topic, subscription) if r["uid"] in number]
+    events += [(r["ts_ns"], 1, "consume", number[r["uid"]], _side_of(r, place), r) for r in delivered]
+    events.sort(key=lambda e: (e[0], e[1], e[3]))
+    by_number = {number[r["uid"]]: r for r in window}
+
+    steps: list[Observed] = []
+    meta: list[dict] = []
+    published, moved = 0, 0
+    producer_on_green = consumer_on_green = False
+
+    def publish_up_to(n: int) -> None:
+        nonlocal published, producer_on_green
+        while published < n:
+            published += 1
+            row = by_number[published]
+            where = side[row["uid"]]
+            if where == "green" and not producer_on_green:
+                producer_on_green = True
+                steps.append(Observed("producer_redirect", None, f"before seq {row['seq']}, the first send stored on green"))
+                meta.append({"kind": "producer_redirect", "number": published, "seq": row["seq"], "side": "green"})
+            steps.append(Observed("publish", _stored(where, published),
+                                  f"#{published} = seq {row['seq']} acknowledged, stored on {where}"))
+            meta.append({"kind": "publish", "number": published, "seq": row["seq"], "side": where})
+
+    for _ts, _order, kind, n, where, row in events:
+        if kind == "publish":
+            publish_up_to(n)
+            continue
+        if n > published:
+            moved += n - published
+            publish_up_to(n)
+        if where == "green" and not consumer_on_green:
+            consumer_on_green = True
+            steps.append(Observed("consumer_redirect", None, f"before the first delivery from green (seq {row['seq']})"))
+            meta.append({"kind": "consumer_redirect", "number": n, "seq": row["seq"], "side": "green"})
+        steps.append(Observed("consume", _consumed(where, n) if where in SIDES else (lambda _b, _a: False),
+                              f"#{n} = seq {row['seq']} delivered to {row['client']} from {where}"))
+        meta.append({"kind": "consume", "number": n, "seq": row["seq"], "side": where})
+    return Projection(topic, producer, subscription, key, messages, steps, len(delivered), moved, failed, unplaced, meta)
+
+
+# ------------------------------------------------------------------- validation
+
+
+@dataclass
+class TraceVerdict:
+    """Whether one projected pair is a behaviour of the spec, with the figures."""
+
+    topic: str
+    producer: str
+    subscription: str
+    key: str | None
+    ok: bool | None
+    problem: str = ""
+    step: int | None = None  # 1-based observed step nothing enables
+    step_event: str = ""  # that step as the capture shows it
+    broken: list[tuple[int, str]] = field(default_factory=list)
+    messages: int = 0
+    from_blue: int = 0
+    from_green: int = 0
+    receives: int = 0
+    observed_steps: int = 0
+    hidden_steps: int = 0
+    hidden: dict[str, int] = field(default_factory=dict)  # hidden actions in the witness
+    moved_publishes: int = 0
+    failed_sends: int = 0
+    state: dict[str, str] = field(default_factory=dict)  # the state reached (witness' last)
+    variant: str = "auto-create"
+    finding: str = ""  # what the failed step shows: order, drain, loss, redelivery, placement
+    requirements: list[str] = field(default_factory=lambda: list(REQUIREMENTS))
+
+    def figures(self) -> dict:
+        return {"messages": self.messages, "from_blue": self.from_blue, "from_green": self.from_green,
+                "receives": self.receives, "observed_steps": self.observed_steps, "hidden_steps": self.hidden_steps,
+                "moved_publishes": self.moved_publishes, "failed_sends_dropped": self.failed_sends}
+
+    def evidence(self) -> str:
+        scope = f"{self.producer} -> {self.subscription}" + (f" key {self.key}" if self.key else "")
+        head = (f"{scope}: {self.messages} messages around the switch ({self.from_blue} stored on blue, "
+                f"{self.from_green} on green), {self.receives} deliveries: {self.observed_steps} observed steps")
+        if self.ok is None:
+            return f"{scope}: {self.problem}"
+        if not self.ok:
+            at = ", ".join(f"{k}={self.state[k]}" for k in _SHOWN if k in self.state)
+            broken = f"; invariants broken: {sorted({n for _, n in self.broken})}" if self.broken else ""
+            return f"{head}; not a behaviour of the {self.variant} spec: {self.problem} (state reached: {at}){broken}"
+        hidden = ", ".join(f"{a} x{c}" if c > 1 else a for a, c in self.hidden.items())
+        return (f"{head}, a behaviour of the {self.variant} spec with {self.hidden_steps} hidden steps ({hidden or 'none'}); "
+                f"{self.moved_publishes} publishes placed before a delivery captured ahead of their send_ok; "
+                f"{self.failed_sends} failed sends dropped")
+
+
+_SHOWN = ("next", "pside", "terminated", "blue_len", "green_len", "replicated", "sside", "blue_cursor", "green_cursor")
+
+
+def make_spec(variant: str, messages: int) -> ClusterMigration:
+    """The spec sized to the projection: ``messages`` local messages and no other source (the
+    projected pair has none; an incoming-replication source, when the spec has one, is empty)."""
+    absent = {name: 0 for name in ("REMOTE",) if name in ClusterMigration.CONSTANTS}
+    return ClusterMigration(variant=variant, MESSAGES=messages, **absent)
+
+
+def hidden_actions(spec) -> tuple[str, ...]:
+    """Every action of the spec the capture cannot see (any the spec adds later included)."""
+    return tuple(a.name for a in spec.actions if a.name not in OBSERVED_ACTIONS)
+
+
+def validate_projection(p: Projection, *, variant: str = "auto-create", max_hidden: int | None = None) -> TraceVerdict:
+    base = TraceVerdict(p.topic, p.producer, p.subscription, p.key, None, messages=len(p.messages),
+                        from_blue=p.from_blue, from_green=p.from_green, receives=p.receives,
+                        observed_steps=len(p.steps), moved_publishes=p.moved_publishes, failed_sends=p.failed_sends,
+                        variant=variant)
+    if p.unplaced:
+        base.problem = f"{len(p.unplaced)} acknowledged sends could not be placed on blue or green"
+        return base
+    if not p.messages:
+        base.problem = "no acknowledged sends to project"
+        return base
+    spec = make_spec(variant, len(p.messages))
+    result = validate(spec, p.steps, hidden=hidden_actions(spec),
+                      max_hidden=max_hidden if max_hidden is not None else len(p.messages) + 4)
+    # an invariant the variant documents as violated (no-auto-create: no_acked_loss) is no finding
+    must_hold = [(i, n) for i, n in result.broken if spec.expectation(spec.invariant(n)) == "holds"]
+    base.ok = result.ok and not must_hold
+    base.broken = result.broken
+    base.hidden_steps = result.hidden_steps
+    hidden = set(hidden_actions(spec))
+    base.hidden = dict(Counter(label.split("(")[0] for label in result.labels if label.split("(")[0] in hidden))
+    base.state = spec.show_state(result.states[-1])
+    if not result.ok:
+        base.problem, base.step = result.problem, result.failed_step
+        base.step_event = p.steps[result.failed_step - 1].note if result.failed_step else ""
+        base.finding = _diagnose(p, result.failed_step - 1, result.states[-1])
+        base.requirements = list(FINDINGS.get(base.finding, REQUIREMENTS))
+        base.problem += f" ({base.finding})"
+    elif must_hold:
+        base.problem = f"invariants broken along the behaviour: {must_hold}"
+        base.finding = "invariant"
+    return base
+
+
+def _diagnose(p: Projection, index: int, state) -> str:
+    """What the first step the spec does not allow shows, read off the projection and the state
+    the spec was in (the witness' last): the class of finding, keyed into FINDINGS."""
+    event = p.events[index]
+    if event["kind"] in ("publish", "producer_redirect"):
+        return "placement"
+    if event["kind"] == "consumer_redirect":
+        return "drain"
+    earlier = {e["number"] for e in p.events[:index] if e["kind"] == "consume"}
+    if event["number"] in earlier:
+        return "redelivery"
+    side = "blue" if state.sside == BLUE else "green"
+    if event["side"] == "blue" and side == "green":
+        return "drain"  # a delivery from blue after the subscription moved to green
+    cursor, log = getattr(state, f"{side}_cursor"), getattr(state, side)
+    expected = log[cursor] if cursor < getattr(state, f"{side}_len") else None
+    if expected is None:
+        return "order"  # nothing left to read there: the delivery is ahead of its place
+    later = {e["number"] for e in p.events[index:] if e["kind"] == "consume"}
+    if expected in later:
+        return "order"
+    return "loss" if side == "blue" else "green-loss"
+
+
+def validate_pair(run: CapturedRun, topic: str, producer: str, subscription: str, *, variant: str = "auto-create",
+                  blue: int = 6, green: int = 6, key: str | None = None) -> TraceVerdict:
+    return validate_projection(project(run, topic, producer, subscription, blue=blue, green=green, key=key),
+                               variant=variant)
+
+
+@dataclass
+class PairVerdict:
+    """A (topic, producer, subscription) verdict; a Key_Shared one combines its keys'."""
+
+    topic: str
+    producer: str
+    subscription: str
+    ok: bool | None
+    modelled: bool
+    evidence: str
+    parts: list[TraceVerdict] = field(default_factory=list)
+
+    @property
+    def requirements(self) -> list[str]:
+        failed = [q for part in self.parts if part.ok is False for q in part.requirements]
+        return sorted(set(failed)) if failed else list(REQUIREMENTS)
+
+    @property
+    def check(self) -> str:
+        return f"{self.topic.rsplit('/', 1)[-1]}/{self.producer}/{self.subscription}/trace"
+
+    def figures(self) -> dict:
+        total: Counter = Counter()
+        for part in self.parts:
+            total.update(part.figures())
+        return dict(total)
+
+    def to_dict(self) -> dict:
+        return {"check": self.check, "ok": self.ok, "evidence": self.evidence, "modelled": self.modelled,
+                "requirements": self.requirements,
+                "topic": self.topic, "producer": self.producer, "subscription": self.subscription,
+                "figures": self.figures()}
+
+
+def judge_pair(run: CapturedRun, topic: str, producer: str, subscription: str, *, variant: str = "auto-create",
+               blue: int = 6, green: int = 6) -> PairVerdict:
+    def outside(why: str) -> PairVerdict:
+        return PairVerdict(topic, producer, subscription, None, False, f"{producer} -> {subscription}: not modelled: {why}")
+
+    if (topic, subscription) in run.late_subs:
+        return outside("the subscription was created after the trigger; the spec's subscription exists from the start")
+    kind = run.sub_types.get((topic, subscription), "")
+    clients = {r["client"] for r in run.receives(topic, subscription)}
+    if kind in UNORDERED_TYPES and len(clients) > 1:
+        return outside(f"a {kind} subscription with {len(clients)} consumers has no delivery order; "
+                       "the spec's subscription is one in-order reader")
+    if kind in PER_KEY_TYPES:
+        keys = sorted({r["key"] for r in run.sends(topic) if r["producer"] == producer and r["key"] is not None})
+        parts = [validate_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green, key=k)
+                 for k in keys]
+    else:
+        parts = [validate_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green)]
+    if not parts:
+        return outside("no acknowledged sends")
+    failed = [p for p in parts if p.ok is False]
+    unknown = [p for p in parts if p.ok is None]
+    ok = False if failed else (None if unknown else True)
+    if len(parts) == 1:
+        evidence = parts[0].evidence()
+    else:
+        shown = failed[:1] or unknown[:1] or parts[:1]
+        total = sum(p.messages for p in parts)
+        evidence = (f"{len(parts)} keys validated apart ({kind}: order per key), {total} messages; "
+                    f"{len(failed)} failed, {len(unknown)} undecided; e.g. {shown[0].evidence()}")
+    return PairVerdict(topic, producer, subscription, ok, True, evidence, parts)
+
+
+def validate_run(run: CapturedRun, *, variant: str = "auto-create", blue: int = 6, green: int = 6) -> list[PairVerdict]:
+    out = []
+    for topic in run.topics:
+        producers = sorted({r["producer"] for r in run.sends(topic)})
+        for producer in producers:
+            for subscription in run.subscriptions(topic):
+                out.append(judge_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green))
+    return out
+
+
+def validate_outcome(run_dir: str | Path, *, variant: str = "auto-create", blue: int = 6, green: int = 6) -> list[dict]:
+    """One result per (topic, producer, subscription) of a saved run: ``check``
+    (``<topic>/<producer>/<subscription>/trace``), ``ok`` (True, False, None), ``evidence``,
+    ``requirements`` (R01, R02, R04 when it passes; when it fails, those the failed step
+    concerns, e.g. R15 for a message delivered again), ``modelled`` (False where the spec has
+    nothing to say: record those as notes, not verdicts), and ``figures``. ``variant``: auto-create when blue ran with
+    clusterMigrationAutoResourceCreation, else no-auto-create."""
+    return [v.to_dict() for v in validate_run(load_run(run_dir), variant=variant, blue=blue, green=green)]
