@@ -18,8 +18,8 @@ import os
 import pytest
 
 from .migration import observe, scenario
+from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics
 from .migration.workload import Sub, TopicLoad
-from .run import VerdictUnknown, record, verdict_of
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -39,91 +39,12 @@ def blue_green(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixtur
     collect = getattr(deployment, "collect_logs", None)
     if collect is not None:
         collect(certify_run.directory("logs", "cluster-migration"))
+    deployment.close()  # two cores: the next module's clusters should not compete with these
 
 
 def _namespace(deployment, name: str) -> str:
-    """``mig/name`` on blue (local to blue) and the same name on green (local to green).
-
-    Green has it beforehand: automatic resource creation copies blue's namespace policies,
-    replication clusters included, and green refuses a subscription in a namespace whose
-    clusters lack green (docs/findings.md F-188-3)."""
-    for cluster in ("blue", "green"):
-        admin = deployment.admin(cluster)
-        admin.put_namespace(TENANT, name)
-        admin.set_replication(TENANT, name, [cluster])
-    return f"{TENANT}/{name}"
-
-
-class Recorder:
-    def __init__(self, certify_run, request, outcome):
-        self.run, self.test, self.outcome = certify_run, request.node.nodeid, outcome
-        self.rows: list[dict] = []
-
-    def __call__(self, check: str, requirements: list[str], ok: bool | None, evidence: str, **details) -> None:
-        details["capture"] = str(self.outcome.run_dir.relative_to(self.run.out))
-        self.rows.append(record(self.run, check=check, kind="deployment", requirements=requirements,
-                                verdict=verdict_of(ok), evidence=evidence, test=self.test, details=details))
-
-    def finish(self) -> None:
-        """The test fails on a failed MUST; a failed SHOULD is a recorded deviation (RFC 2119)."""
-        from pulsar_conformance.spec.catalog import load
-
-        strength = {req.id: req.strength for req in load().requirements}
-        failed = [f"{r['check']} ({', '.join(r['requirements'])}): {r['evidence']}" for r in self.rows
-                  if r["verdict"] == "fail" and any(strength.get(q) == "MUST" for q in r["requirements"])]
-        unknown = [r["check"] for r in self.rows if r["verdict"] == "unknown"]
-        assert not failed, "product defect: " + "\n".join(failed)
-        if unknown:
-            raise VerdictUnknown(f"not reached: {', '.join(unknown)}")
-
-
-def _blue_log(deployment) -> str:
-    home = getattr(deployment, "home", None)
-    if home is None:
-        return ""
-    path = home / "clusters" / "blue" / "logs" / "pulsar.log"
-    return path.read_text(errors="replace") if path.exists() else ""
-
-
-def _judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_migrated: bool = True) -> None:
-    """Producer redirect and order, subscription drain, per requirement, for ``topics``."""
-    spark = out.verdict["anomalies"]
-    for topic in topics:
-        o = out.topics[topic]
-        short = topic.rsplit("/", 1)[-1]
-        if o.placement.problems:
-            rec(f"{prefix}/{short}/placement", ["PIP188-R03"], None, "; ".join(o.placement.problems))
-            continue
-        for p in o.producers:
-            figures = {"redirect_s": p.redirect_s, "longest_gap_s": p.longest_gap_s, "on_blue": p.on_blue,
-                       "on_green": p.on_green, "send_errors": p.send_errors}
-            if expect_migrated:
-                rec(f"{prefix}/{short}/{p.name}/redirected", ["PIP188-R03"], p.on_green > 0,
-                    f"{p.on_blue} sends stored on blue, {p.on_green} on green, {p.send_errors} failed sends; "
-                    f"redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s",
-                    **figures)
-            else:
-                rec(f"{prefix}/{short}/{p.name}/stayed", ["PIP188-R06"], p.on_green == 0 and p.on_blue > 0,
-                    f"namespace not migrated: {p.on_blue} sends stored on blue, {p.on_green} on green", **figures)
-            rec(f"{prefix}/{short}/{p.name}/order", ["PIP188-R01"], not p.order_violations,
-                "; ".join(p.order_violations) or f"seq order kept: blue stored 1..{p.on_blue}, green the rest after it",
-                **figures)
-        for s in o.subscriptions:
-            if s.created_after_trigger:
-                continue  # judged by new-subscription-via-blue
-            ok = not s.drain_violations and s.blue_missing == 0
-            rec(f"{prefix}/{short}/{s.name}/drained-before-green", ["PIP188-R02", "PIP188-R04"], ok,
-                "; ".join(s.drain_violations + ([f"{s.blue_missing} blue messages never delivered"] if s.blue_missing else []))
-                or f"{s.from_blue} from blue, then {s.from_green} from green; consumer redirects {s.redirect_s} s after the trigger; "
-                   f"{s.duplicates_after_redirect} duplicates after the redirect",
-                redirect_s=s.redirect_s, duplicates_after_redirect=s.duplicates_after_redirect)
-    for classes, requirement in ((("lost",), "PIP188-R03"), (("nonmonotonic",), "PIP188-R01"),
-                                 (("duplicate", "redelivered_after_ack"), "PIP188-R15")):
-        found = {k: spark[k]["count"] for k in classes if spark.get(k, {}).get("count")}
-        ok = None if out.verdict["valid"] is None else not found
-        rec(f"{prefix}/spark/{'+'.join(classes)}", [requirement], ok,
-            f"Spark over {out.verdict['events']} captured events: {found or 'none'} of {', '.join(classes)}",
-            examples={k: spark[k]["examples"][:2] for k in found})
+    """``mig/name`` local to blue on blue and local to green on green."""
+    return observe.create_namespace(deployment, f"{TENANT}/{name}", {c: [c] for c in ("blue", "green")})
 
 
 def test_namespace_level_migration(blue_green, certify_run, request):
@@ -142,14 +63,14 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     out = scenario.run(deployment, certify_run.directory("captures", "namespace-migration"), loads, trigger,
                        seed=certify_run.seed, after_s=8.0)
     rec = Recorder(certify_run, request, out)
-    _judge_topics(rec, out, [loads[0].topic], "namespace-migration")
-    _judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
+    judge_topics(rec, out, [loads[0].topic], "namespace-migration")
+    judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
     blue_policy = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{moving}")
     green_policy = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{moving}")
     rec("namespace-migration/state-local", ["PIP188-R06", "PIP188-R12"],
         blue_policy.get("migrated") is True and green_policy.get("migrated") is False,
         f"blue's policies of {moving}: migrated={blue_policy.get('migrated')}; green's: migrated={green_policy.get('migrated')}")
-    _judge_clients(rec, {loads[0].topic: out.topics[loads[0].topic]}, _blue_log(deployment), "namespace-migration")
+    judge_clients(rec, {loads[0].topic: out.topics[loads[0].topic]}, blue_log(deployment), "namespace-migration")
     rec.finish()
 
 
@@ -168,7 +89,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
 
     refused: dict[str, str] = {}
 
-    def after_trigger(traffic) -> None:
+    def after_trigger(traffic) -> str:
         # a client that cannot follow the redirect cannot even be created (it times out): evidence
         for name, create in (("p-new", lambda: traffic.add_producer(exclusive, "p-new", rate=20.0)),
                              ("c-late", lambda: traffic.add_consumer(
@@ -178,12 +99,13 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
                 create()
             except Exception as error:  # noqa: BLE001 - recorded as the requirement's evidence
                 refused[name] = f"{type(error).__name__}: {error}"
+        return "new producer and subscription via blue"
 
     out = scenario.run(deployment, certify_run.directory("captures", "cluster-migration"), loads, trigger,
                        seed=certify_run.seed, after_trigger=after_trigger)
     rec = Recorder(certify_run, request, out)
     prefix = "cluster-migration"
-    _judge_topics(rec, out, [load.topic for load in loads], prefix)
+    judge_topics(rec, out, [load.topic for load in loads], prefix)
     o = out.topics[exclusive]
 
     # new producer and subscription through blue after the trigger: straight to green
@@ -223,27 +145,5 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     rec(f"{prefix}/state-local", ["PIP188-R12"],
         on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False,
         f"blue says migrated={on_blue.get('migrated')}; green's view of blue: {on_green}; green's namespace migrated={green_ns.get('migrated')}")
-    _judge_clients(rec, out.topics, _blue_log(deployment), prefix)
+    judge_clients(rec, out.topics, blue_log(deployment), prefix)
     rec.finish()
-
-
-def _judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> None:
-    """The client half of the protocol (PIP188-R16): a producer the broker told to move, moves.
-
-    Blue's log says which producers it redirected (``redirect migrated producer ...
-    producerName = X``) and which clients could not be told (``client doesn't support topic
-    migration handling <topic>``, protocol < v20)."""
-    if not blue_log:
-        rec(f"{prefix}/client-follows-redirect", ["PIP188-R16"], None, "blue's broker log is not available on this deployment")
-        return
-    for topic, o in topics.items():
-        for p in o.producers:
-            told = f"producerName = {p.name}," in blue_log
-            unsupported = f"client doesn't support topic migration handling PersistentTopic{{topic={topic}}}" in blue_log
-            if not (told or unsupported):
-                continue
-            rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", ["PIP188-R16"], p.on_green > 0,
-                f"blue {'could not tell the client (protocol < v20)' if unsupported else 'redirected'} {p.name}; "
-                f"it then stored {p.on_green} sends on green and failed {p.send_errors}")
-
-

@@ -112,3 +112,61 @@ def subscription_figures(subscription: str, receives: list[dict], acks: list[dic
             problems.append(f"{len(missing_then)} blue messages not yet delivered when green delivered its first")
     return SubscriptionFigures(subscription, len(receives), where.count("blue"), where.count("green"),
                                len(blue_uids - delivered), redirect, dups_after, problems)
+
+
+@dataclass
+class SourceFigures:
+    """One producer's messages as one subscription got them, e.g. a producer in a remote region
+    whose messages reach blue, then green, by replication (PIP-188 feature 3)."""
+
+    producer: str
+    subscription: str
+    acked: int
+    delivered: int
+    missing: int  # acknowledged to the producer, never delivered to the subscription
+    via_green: int  # first deliveries after the subscription read its first message from green
+    order_violations: list[str] = field(default_factory=list)
+
+
+def source_figures(producer: str, subscription: str, sends: list[dict], receives: list[dict],
+                   switch_ns: int | None) -> SourceFigures:
+    """``switch_ns``: when the subscription first read from green; a consumer never goes back."""
+    acked = {r["seq"] for r in sends if r["producer"] == producer}
+    first: list[dict] = []
+    seen: set[int] = set()
+    for r in sorted(receives, key=lambda r: r["ts_ns"]):
+        if r["producer"] == producer and r["seq"] not in seen:
+            seen.add(r["seq"])
+            first.append(r)
+    violations = [f"seq {b['seq']} delivered after seq {a['seq']}" for a, b in pairwise(first) if b["seq"] < a["seq"]][:5]
+    via_green = sum(1 for r in first if switch_ns is not None and r["ts_ns"] >= switch_ns)
+    return SourceFigures(producer, subscription, len(acked), len(seen), len(acked - seen), via_green, violations)
+
+
+def first_green_read(receives: list[dict], blue_ledgers: set[int], green_ledgers: set[int]) -> int | None:
+    """When a subscription first read from green, whoever produced the message: a ledger only
+    green has, or (ledger ids on both clusters) the first delivery whose message id goes back."""
+    ordered = sorted((r for r in receives if r["msg_id"]), key=lambda r: r["ts_ns"])
+    green_only = green_ledgers - blue_ledgers
+    if not blue_ledgers & green_ledgers:
+        return next((r["ts_ns"] for r in ordered if msg_pair(r["msg_id"])[0] in green_only), None)
+    for a, b in pairwise(ordered):
+        if msg_pair(b["msg_id"]) < msg_pair(a["msg_id"]):
+            return b["ts_ns"]
+    return None
+
+
+def missed(sends: list[dict], receives: list[dict], place: Placement) -> dict[str, int]:
+    """Acknowledged sends a subscription never got, split the way the no-auto-create spec
+    variant predicts: stored on green before the subscription's first delivery from green
+    (the subscription was created there later, at the latest position), or anything else."""
+    got = {r["uid"] for r in receives}
+    green_seqs = [r["seq"] for r in receives if place.by_uid.get(r["uid"]) == "green"]
+    first_green = min(green_seqs, default=None)
+    out = {"green_before_subscription": 0, "other": 0}
+    for row in sends:
+        if row["uid"] in got:
+            continue
+        early = place.by_uid.get(row["uid"]) == "green" and (first_green is None or row["seq"] < first_green)
+        out["green_before_subscription" if early else "other"] += 1
+    return out

@@ -29,6 +29,20 @@ def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> No
                   json={"serviceUrl": target.admin_url, "brokerServiceUrl": target.service_url})
 
 
+def create_namespace(deployment, namespace: str, replication: dict[str, list[str]]) -> str:
+    """``tenant/name`` on each cluster of ``replication`` with that cluster's own replication set.
+
+    Each cluster has its own configuration store here, so each keeps its own set; green gets
+    its namespace beforehand because automatic resource creation would copy blue's set, which
+    lacks green, and green then refuses the subscriptions (docs/findings.md F-188-3)."""
+    tenant, name = namespace.split("/")
+    for cluster, clusters in replication.items():
+        admin = deployment.admin(cluster)
+        admin.put_namespace(tenant, name)
+        admin.set_replication(tenant, name, clusters)
+    return namespace
+
+
 def migrate_namespace(admin, namespace: str, migrated: bool = True) -> None:
     admin.request("POST", f"/admin/v2/namespaces/{namespace}/migration", json=migrated)
 
@@ -139,8 +153,41 @@ def place_sends(topic: str, sends: list[dict], blue: TopicState, green: TopicSta
     if len(ordered) < cut:
         problems.append(f"blue stored {cut} entries but only {len(ordered)} sends were acknowledged")
     if problems:
+        # blue's entries include messages replicated into it from other regions: try each
+        # producer's own message ids instead
+        by_id, id_problems = _by_id_drop(ordered, blue, green)
+        if not id_problems:
+            return Placement(topic, by_id, ids, f"where each producer's message ids go back (ledger ids {sorted(shared)} "
+                             "on both clusters)", [])
+        problems += id_problems
         by_uid = dict.fromkeys(by_uid, "unknown")
     return Placement(topic, by_uid, ids, f"acknowledgement order (ledger ids {sorted(shared)} on both clusters)", problems)
+
+
+def _by_id_drop(ordered: list[dict], blue: TopicState, green: TopicState) -> tuple[dict[str, str], list[str]]:
+    """Blue stores a prefix of each producer's acknowledged sends, green the rest, each in a
+    ledger of its own whose entry ids start again near 0: the one place where a producer's
+    message ids (in acknowledgement order) go back is its switch to green."""
+    by_uid: dict[str, str] = {}
+    problems: list[str] = []
+    counts = {"blue": 0, "green": 0}
+    producers: dict[str, list[dict]] = {}
+    for row in ordered:
+        producers.setdefault(row["producer"], []).append(row)
+    for name, mine in producers.items():
+        pairs = [msg_pair(r["msg_id"]) for r in mine]
+        drops = [i for i in range(1, len(pairs)) if pairs[i] <= pairs[i - 1]]
+        if len(drops) != 1:
+            problems.append(f"{name}: its message ids go back {len(drops)} times, so its switch cannot be placed")
+            continue
+        for i, row in enumerate(mine):
+            side = "blue" if i < drops[0] else "green"
+            by_uid[row["uid"]] = side
+            counts[side] += 1
+    for side, state in (("blue", blue), ("green", green)):
+        if state.entries is None or counts[side] > state.entries:
+            problems.append(f"{counts[side]} sends placed on {side}, which holds {state.entries} entries")
+    return by_uid, problems
 
 
 def msg_pair(msg_id: str) -> tuple[int, int]:

@@ -16,6 +16,8 @@ from pulsar_conformance.fixtures.capture import Capture
 from . import judge, observe
 from .workload import TopicLoad, Traffic
 
+Hook = Callable[[Traffic], "str | None"]
+
 
 @dataclass
 class TopicOutcome:
@@ -55,23 +57,29 @@ class Outcome:
 
 def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
         before_s: float = 4.0, after_s: float = 10.0, allowed=(), send_timeout_ms: int = 15000,
-        after_trigger: Callable[[Traffic], None] | None = None, drain_seconds: float = 40.0) -> Outcome:
+        on_start: Hook | None = None, before_trigger: Hook | None = None, after_trigger: Hook | None = None,
+        drain_seconds: float = 40.0) -> Outcome:
     """Run ``loads`` on blue, call ``trigger()`` (returns a marker label) after ``before_s``,
-    keep the traffic going ``after_s`` more, drain, and gather the evidence."""
+    keep the traffic going ``after_s`` more, drain, and gather the evidence.
+
+    Hooks get the running traffic and may return a marker label: ``on_start`` right after the
+    loads start (clients on other clusters), ``before_trigger`` just before the trigger (a
+    fault), ``after_trigger`` two seconds after it (new clients through blue, a heal)."""
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     markers: list[dict] = []
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
         traffic = Traffic(capture, blue, loads, send_timeout_ms=send_timeout_ms)
         try:
             traffic.start()
+            _hook(on_start, traffic, markers)
             time.sleep(before_s)
+            _hook(before_trigger, traffic, markers)
             label = trigger()
             trigger_ns = time.time_ns()
             markers.append({"ts_ns": trigger_ns, "label": label})
             if after_trigger is not None:
                 time.sleep(2.0)
-                after_trigger(traffic)
-                markers.append({"ts_ns": time.time_ns(), "label": "new producer and subscription via blue"})
+                _hook(after_trigger, traffic, markers)
             time.sleep(after_s)
             markers.append({"ts_ns": time.time_ns(), "label": "producers stop"})
             traffic.stop(drain_seconds=drain_seconds)
@@ -89,14 +97,23 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     return outcome
 
 
+def _hook(hook: Hook | None, traffic: Traffic, markers: list[dict]) -> None:
+    if hook is not None:
+        label = hook(traffic)
+        if label:
+            markers.append({"ts_ns": time.time_ns(), "label": label})
+
+
 def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int) -> TopicOutcome:
     blue_state, green_state = observe.topic_state(blue, topic), observe.topic_state(green, topic)
-    sends = observe.rows(columns, kind="send_ok", topic=topic)
-    errors = observe.rows(columns, kind=("send_err", "send_unknown"), topic=topic)
+    # producers attached through blue; one writing in another region reaches blue by replication
+    sends = observe.rows(columns, kind="send_ok", topic=topic, cluster="blue")
+    errors = observe.rows(columns, kind=("send_err", "send_unknown"), topic=topic, cluster="blue")
     placement = observe.place_sends(topic, sends, blue_state, green_state)
     producers = judge.producer_figures(sends, errors, placement, trigger_ns)
     subs = []
-    for sub in sorted({h.subscription for h in traffic.handles if h.topic == topic and h.kind == "consumer"}):
+    for sub in sorted({h.subscription for h in traffic.handles
+                       if h.topic == topic and h.kind == "consumer" and h.cluster == "blue"}):
         receives = observe.rows(columns, kind="receive", topic=topic, subscription=sub)
         acks = observe.rows(columns, kind="ack", topic=topic, subscription=sub)
         figures = judge.subscription_figures(sub, receives, acks, placement, trigger_ns)

@@ -39,6 +39,7 @@ class Handle:
     kind: str  # producer | consumer
     topic: str
     subscription: str | None
+    cluster: str = "blue"  # where the handle was created
     client: object = None
     wrapped: object = None
     thread: threading.Thread | None = None
@@ -66,10 +67,11 @@ class Traffic:
             self.add_producer(load.topic, f"p-{_short(load.topic)}", load.rate)
 
     def add_producer(self, topic: str, name: str, rate: float, cluster=None) -> Handle:
-        handle = self._handle(name, "producer", topic, None)
-        handle.client = (cluster or self.cluster).client(operation_timeout_seconds=10)
+        cluster = cluster or self.cluster
+        handle = self._handle(name, "producer", topic, None, cluster.name)
+        handle.client = cluster.client(operation_timeout_seconds=10)
         handle.wrapped = self.capture.producer(
-            handle.client, topic, name=name, cluster=(cluster or self.cluster).name, producer_name=name,
+            handle.client, topic, name=name, cluster=cluster.name, producer_name=name,
             send_timeout_millis=self.send_timeout_ms, block_if_queue_full=True, max_pending_messages=500,
             batching_enabled=False)
         handle.created_ns = time.time_ns()
@@ -79,12 +81,13 @@ class Traffic:
         return handle
 
     def add_consumer(self, topic: str, sub: Sub, name: str, cluster=None) -> Handle:
-        handle = self._handle(name, "consumer", topic, sub.name)
-        handle.client = (cluster or self.cluster).client(operation_timeout_seconds=10)
+        cluster = cluster or self.cluster
+        handle = self._handle(name, "consumer", topic, sub.name, cluster.name)
+        handle.client = cluster.client(operation_timeout_seconds=10)
         if sub.must_see:
             self.capture.must_see(topic, sub.name)
         handle.wrapped = self.capture.consumer(
-            handle.client, topic, sub.name, name=name, cluster=(cluster or self.cluster).name,
+            handle.client, topic, sub.name, name=name, cluster=cluster.name,
             consumer_type=getattr(pulsar.ConsumerType, sub.type), consumer_name=name,
             receiver_queue_size=50,
             initial_position=pulsar.InitialPosition.Latest if sub.latest else pulsar.InitialPosition.Earliest)
@@ -94,8 +97,8 @@ class Traffic:
         handle.thread.start()
         return handle
 
-    def _handle(self, name: str, kind: str, topic: str, subscription: str | None) -> Handle:
-        return Handle(name, kind, topic, subscription)
+    def _handle(self, name: str, kind: str, topic: str, subscription: str | None, cluster: str) -> Handle:
+        return Handle(name, kind, topic, subscription, cluster)
 
     # ----- the loops
     def _produce(self, handle: Handle, rate: float) -> None:

@@ -1,0 +1,112 @@
+"""Verdicts of a migration scenario, per requirement, into the certification run's checks.
+
+``Recorder`` writes one row per check (checks.jsonl) and fails the test only on a failed MUST;
+``judge_topics`` and ``judge_clients`` are the checks every scenario shares.
+"""
+from __future__ import annotations
+
+from ..run import VerdictUnknown, record, verdict_of
+
+
+class Recorder:
+    def __init__(self, certify_run, request, outcome):
+        self.run, self.test, self.outcome = certify_run, request.node.nodeid, outcome
+        self.rows: list[dict] = []
+
+    def __call__(self, check: str, requirements: list[str], ok: bool | None, evidence: str, **details) -> None:
+        details["capture"] = str(self.outcome.run_dir.relative_to(self.run.out))
+        self.rows.append(record(self.run, check=check, kind="deployment", requirements=requirements,
+                                verdict=verdict_of(ok), evidence=evidence, test=self.test, details=details))
+
+    def finish(self) -> None:
+        """The test fails on a failed MUST; a failed SHOULD is a recorded deviation (RFC 2119)."""
+        from pulsar_conformance.spec.catalog import load
+
+        strength = {req.id: req.strength for req in load().requirements}
+        failed = [f"{r['check']} ({', '.join(r['requirements'])}): {r['evidence']}" for r in self.rows
+                  if r["verdict"] == "fail" and any(strength.get(q) == "MUST" for q in r["requirements"])]
+        unknown = [r["check"] for r in self.rows if r["verdict"] == "unknown"]
+        assert not failed, "product defect: " + "\n".join(failed)
+        if unknown:
+            raise VerdictUnknown(f"not reached: {', '.join(unknown)}")
+
+
+def blue_log(deployment) -> str:
+    home = getattr(deployment, "home", None)
+    if home is None:
+        return ""
+    path = home / "clusters" / "blue" / "logs" / "pulsar.log"
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_migrated: bool = True) -> None:
+    """Producer redirect and order, subscription drain, per requirement, for ``topics``."""
+    spark = out.verdict["anomalies"]
+    for topic in topics:
+        o = out.topics[topic]
+        short = topic.rsplit("/", 1)[-1]
+        if o.placement.problems:
+            rec(f"{prefix}/{short}/placement", ["PIP188-R03"], None, "; ".join(o.placement.problems))
+            continue
+        for p in o.producers:
+            figures = {"redirect_s": p.redirect_s, "longest_gap_s": p.longest_gap_s, "on_blue": p.on_blue,
+                       "on_green": p.on_green, "send_errors": p.send_errors}
+            if expect_migrated:
+                rec(f"{prefix}/{short}/{p.name}/redirected", ["PIP188-R03"], p.on_green > 0,
+                    f"{p.on_blue} sends stored on blue, {p.on_green} on green, {p.send_errors} failed sends; "
+                    f"redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s",
+                    **figures)
+            else:
+                rec(f"{prefix}/{short}/{p.name}/stayed", ["PIP188-R06"], p.on_green == 0 and p.on_blue > 0,
+                    f"namespace not migrated: {p.on_blue} sends stored on blue, {p.on_green} on green", **figures)
+            rec(f"{prefix}/{short}/{p.name}/order", ["PIP188-R01"], not p.order_violations,
+                "; ".join(p.order_violations) or f"seq order kept: blue stored 1..{p.on_blue}, green the rest after it",
+                **figures)
+        for s in o.subscriptions:
+            if s.created_after_trigger:
+                continue  # judged by new-subscription-via-blue
+            ok = not s.drain_violations and s.blue_missing == 0
+            rec(f"{prefix}/{short}/{s.name}/drained-before-green", ["PIP188-R02", "PIP188-R04"], ok,
+                "; ".join(s.drain_violations + ([f"{s.blue_missing} blue messages never delivered"] if s.blue_missing else []))
+                or f"{s.from_blue} from blue, then {s.from_green} from green; consumer redirects {s.redirect_s} s after the trigger; "
+                   f"{s.duplicates_after_redirect} duplicates after the redirect",
+                redirect_s=s.redirect_s, duplicates_after_redirect=s.duplicates_after_redirect)
+    for classes, requirement in ((("lost",), "PIP188-R03"), (("nonmonotonic",), "PIP188-R01"),
+                                 (("duplicate", "redelivered_after_ack"), "PIP188-R15")):
+        found = {k: spark[k]["count"] for k in classes if spark.get(k, {}).get("count")}
+        ok = None if out.verdict["valid"] is None else not found
+        rec(f"{prefix}/spark/{'+'.join(classes)}", [requirement], ok,
+            f"Spark over {out.verdict['events']} captured events: {found or 'none'} of {', '.join(classes)}",
+            examples={k: spark[k]["examples"][:2] for k in found})
+
+
+def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> None:
+    """The client half of the protocol (PIP188-R16): a producer the broker told to move, moves.
+
+    Blue's log says which producers it redirected (``redirect migrated producer ...
+    producerName = X``) and which clients could not be told (``client doesn't support topic
+    migration handling <topic>``, protocol < v20). Such a client also shows that blue neither
+    refused nor reported it before the migration (PIP188-R13); with clients that can follow,
+    R13 is not exercised and stays "not run"."""
+    if not blue_log:
+        rec(f"{prefix}/client-follows-redirect", ["PIP188-R16"], None, "blue's broker log is not available on this deployment")
+        return
+    for topic, o in topics.items():
+        if o.placement.problems:
+            continue  # where the sends were stored is unknown: judge_topics recorded it
+        for p in o.producers:
+            told = f"producerName = {p.name}," in blue_log
+            unsupported = f"client doesn't support topic migration handling PersistentTopic{{topic={topic}}}" in blue_log
+            if not (told or unsupported):
+                continue
+            rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", ["PIP188-R16"], p.on_green > 0,
+                f"blue {'could not tell the client (protocol < v20)' if unsupported else 'redirected'} {p.name}; "
+                f"it then stored {p.on_green} sends on green and failed {p.send_errors}")
+            if unsupported:
+                # seen only when the migration began: nothing refused or reported it before (R13)
+                rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", ["PIP188-R13"],
+                    False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
+                    f"{p.on_blue} messages before the migration and only logged it once the topic had migrated; "
+                    "Pulsar has no clientMinVersionAllowed (docs/findings.md F-188-7)")
+
+
