@@ -18,7 +18,7 @@ import os
 import pytest
 
 from .migration import observe, scenario
-from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics
+from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
 from .migration.workload import Sub, TopicLoad
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -65,6 +65,7 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     rec = Recorder(certify_run, request, out)
     judge_topics(rec, out, [loads[0].topic], "namespace-migration")
     judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
+    record_traces(rec, out, "namespace-migration")
     blue_policy = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{moving}")
     green_policy = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{moving}")
     rec("namespace-migration/state-local", ["PIP188-R06", "PIP188-R12"],
@@ -106,6 +107,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     rec = Recorder(certify_run, request, out)
     prefix = "cluster-migration"
     judge_topics(rec, out, [load.topic for load in loads], prefix)
+    record_traces(rec, out, prefix)
     o = out.topics[exclusive]
 
     # new producer and subscription through blue after the trigger: straight to green

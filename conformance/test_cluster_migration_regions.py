@@ -22,7 +22,7 @@ import pytest
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
 from .migration import judge, observe, scenario
-from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics
+from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
 from .migration.workload import Sub, TopicLoad
 from .run import VerdictUnknown
 
@@ -72,6 +72,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
     rec = Recorder(certify_run, request, out)
     prefix = "no-auto-create"
     judge_topics(rec, out, [load.topic], prefix)
+    record_traces(rec, out, prefix, latest=frozenset(s.name for s in subs if s.latest), auto_create=False)
     o = out.topics[load.topic]
     sends = _rows(out, load.topic, "send_ok", cluster="blue")
     missed = {s.name: judge.missed(sends, _rows(out, load.topic, "receive", subscription=s.name), o.placement)
@@ -112,6 +113,7 @@ def test_blue_restart_after_migration(regions, certify_run, request):
                        before_s=0.0, after_s=5.0, drain_seconds=20.0)
     rec = Recorder(certify_run, request, out)
     prefix = "blue-restart"
+    record_traces(rec, out, prefix)
     o = out.topics[topic]
     after = observe.topic_state(blue, topic)
     p = o.producers[0] if o.producers else None
@@ -197,6 +199,7 @@ def test_migration_with_geo_replication(regions, certify_run, request):
     rec = Recorder(certify_run, request, out)
     prefix = "geo-migration"
     judge_topics(rec, out, [topic], prefix)
+    record_traces(rec, out, prefix)
     o = out.topics[topic]
     # feature 4: blue's producer stays until the remote region has everything blue stored
     p = next((p for p in o.producers if p.name != "p-remote"), None)

@@ -110,3 +110,23 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
                     "Pulsar has no clientMinVersionAllowed (docs/findings.md F-188-7)")
 
 
+
+
+def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = frozenset(),
+                  auto_create: bool = True) -> None:
+    """Trace validation (migration/trace.py): each (producer, subscription) of the run,
+    projected onto the cluster-migration spec, must be one of its behaviours.
+
+    The spec's no-auto-create variant models a subscription created on green when its consumer
+    arrives, at the latest position; a subscription whose consumer starts at Earliest is created
+    from green's start, which is what the auto-create variant models. Pairs the spec has nothing
+    to say about (several Shared consumers, subscriptions created after the trigger) are left out.
+    """
+    from . import trace
+
+    for variant in ("auto-create", "no-auto-create"):
+        for r in trace.validate_outcome(out.run_dir, variant=variant):
+            subscription = r["check"].split("/")[-2]
+            wanted = "auto-create" if auto_create or subscription not in latest else "no-auto-create"
+            if r["modelled"] and variant == wanted:
+                rec(f"{prefix}/{r['check']}", r["requirements"], r["ok"], r["evidence"], **r["figures"])
