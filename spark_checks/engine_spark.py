@@ -72,11 +72,11 @@ def _plan(spark: SparkSession, capture: CaptureInput) -> tuple[DataFrame, DataFr
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
     raw = spark.read.parquet(*capture.files)
     events = _shared(_numeric(raw).repartition(parts, "h"))
-    first = _shared(_first_pass(_use(events), must_see).repartition(parts, "tsk", "fgrp", "alone"))
+    first = _shared(_first_pass(_use(events), must_see).repartition(parts, "tsk", "fgrp"))
     marked = _use(first).filter(F.col("role") == MARKER).select(*_UID).repartition(parts, "h")
     decided = _second_pass(_use(events).join(marked.hint("shuffle_hash"), _UID, "left_semi"), must_see)
-    stream = _use(first).filter(F.col("role") != MARKER).unionByName(
-        decided.repartition(parts, "tsk", "fgrp", "alone"))
+    stream = _use(first).filter(F.col("role") != MARKER).drop("role").unionByName(
+        decided.drop("role").repartition(parts, "tsk", "fgrp"))
     found = _ordering(stream).select(F.explode("found").alias("f")).select("f.*")
     by_class = Window.partitionBy("class")
     ranked = found.withColumn("n", F.count("*").over(by_class)).withColumn(
@@ -200,16 +200,15 @@ def _second_pass(events: DataFrame, must_see: list[dict]) -> DataFrame:
 
 def _stream_row(role: Column, found: Column, ordered: Column | None = None) -> list[Column]:
     """The columns of the stream into the ordering check. ``ordered``: when the row's first
-    delivery (columns tsk, fgrp, fts, fseq) takes part in the check; every other row is a
-    group of its own and carries only its findings."""
+    delivery (columns tsk, fgrp, fts, fseq) takes part in the check. Every other row carries
+    only its findings, in a group of its own: no topic, its uid hash for a group."""
     c = F.col
     none = F.lit(None).cast("long")
     if ordered is None:
-        delivery = [none.alias("tsk"), none.alias("fgrp"), c("h").alias("alone"), none.alias("fts"), none.alias("fseq")]
+        delivery = [none.alias("tsk"), c("h").alias("fgrp"), none.alias("fts"), none.alias("fseq")]
     else:
-        delivery = [F.when(ordered, c("tsk")).alias("tsk"), F.when(ordered, c("fgrp")).alias("fgrp"),
-                    F.when(~ordered, c("h")).alias("alone"), F.when(ordered, c("fts")).alias("fts"),
-                    F.when(ordered, c("fseq")).alias("fseq")]
+        delivery = [F.when(ordered, c("tsk")).alias("tsk"), F.when(ordered, c("fgrp")).otherwise(c("h")).alias("fgrp"),
+                    F.when(ordered, c("fts")).alias("fts"), F.when(ordered, c("fseq")).alias("fseq")]
     return [role.cast("byte").alias("role"), *delivery, c("h"), c("g"), found.cast(_FINDINGS).alias("found")]
 
 
@@ -269,7 +268,7 @@ def _ordering(stream: DataFrame) -> DataFrame:
     client, producer, key). Order is per consumer client (design.md §5.2); equal timestamps
     give the benefit of the doubt. Rows without findings are left out."""
     c = F.col
-    group = Window.partitionBy("tsk", "fgrp", "alone").orderBy("fts", "fseq")
+    group = Window.partitionBy("tsk", "fgrp").orderBy("fts", "fseq")
     ordered = stream.withColumn("after_seq", F.max("fseq").over(group.rowsBetween(Window.unboundedPreceding, -1)))
     late = F.coalesce(c("fseq") < c("after_seq"), F.lit(False))
     nonmonotonic = _finding(NONMONOTONIC, -(c("after_seq") - c("fseq")), c("fts"), F.lit(0), c("tsk"), c("fseq"),
