@@ -117,13 +117,21 @@ def test_blue_restart_after_migration(regions, certify_run, request):
     o = out.topics[topic]
     after = observe.topic_state(blue, topic)
     p = o.producers[0] if o.producers else None
+    refused = out.traffic.refused()
+
+    def attach(name: str) -> str:
+        return f"; creating it through blue failed: {refused[name]}" if name in refused else ""
+
+    producer = next(h.name for h in out.traffic.handles if h.kind == "producer")
     rec(f"{prefix}/producer-to-green", ["PIP188-R05"], bool(p and p.on_green and not p.on_blue),
         f"after blue's restart ({restart_s} s) a producer through blue stored {p.on_green if p else 0} sends on green, "
         f"{p.on_blue if p else 0} on blue, {p.send_errors if p else 0} failed; blue's entries {before.entries} -> "
-        f"{after.entries if after.error is None else after.error}")
+        f"{after.entries if after.error is None else after.error}" + attach(producer))
     for s in o.subscriptions:
+        consumers = [h.name for h in out.traffic.handles if h.subscription == s.name]
         rec(f"{prefix}/{s.name}/consumer-to-green", ["PIP188-R05"], s.from_green > 0 and s.from_blue == 0,
-            f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s")
+            f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s"
+            + "".join(attach(c) for c in consumers))
     blue_ns = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{NOAUTO}")
     green_ns = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{NOAUTO}")
     rec(f"{prefix}/state-survives", ["PIP188-R12"],

@@ -89,12 +89,24 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     topics = {}
     for load in loads:
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns)
-    from pulsar_conformance.spark_checks.check import check_capture
-
-    verdict = check_capture(run_dir, engine="spark")
+    verdict = _spark_verdict(run_dir, columns)
     outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
     outcome.save()
     return outcome
+
+
+def _spark_verdict(run_dir: Path, columns: dict) -> dict:
+    """Spark's verdict on the capture; with no event at all nothing can be judged (unknown),
+    which Spark would refuse as a capture that recorded nothing."""
+    from pulsar_conformance.fixtures.capture.manifest import read_manifest
+    from pulsar_conformance.spark_checks.check import check_capture
+    from pulsar_conformance.spark_checks.classes import CLASSES
+    from pulsar_conformance.spark_checks.verdict import build_verdict
+
+    if not columns["kind"]:
+        return build_verdict(manifest=read_manifest(run_dir), events=0, sends=0, counts=dict.fromkeys(CLASSES, 0),
+                             examples={}, engine="none")
+    return check_capture(run_dir, engine="spark")
 
 
 def _hook(hook: Hook | None, traffic: Traffic, markers: list[dict]) -> None:

@@ -46,6 +46,7 @@ class Handle:
     errors: list[str] = field(default_factory=list)
     created_ns: int = 0
     received: int = 0
+    attach_error: str | None = None  # the client could not create it: no thread, no rows
 
 
 class Traffic:
@@ -70,14 +71,13 @@ class Traffic:
         cluster = cluster or self.cluster
         handle = self._handle(name, "producer", topic, None, cluster.name)
         handle.client = cluster.client(operation_timeout_seconds=10)
-        handle.wrapped = self.capture.producer(
-            handle.client, topic, name=name, cluster=cluster.name, producer_name=name,
-            send_timeout_millis=self.send_timeout_ms, block_if_queue_full=True, max_pending_messages=500,
-            batching_enabled=False)
-        handle.created_ns = time.time_ns()
-        handle.thread = threading.Thread(target=self._produce, args=(handle, rate), name=name, daemon=True)
         self.handles.append(handle)
-        handle.thread.start()
+        if self._attach(handle, lambda: self.capture.producer(
+                handle.client, topic, name=name, cluster=cluster.name, producer_name=name,
+                send_timeout_millis=self.send_timeout_ms, block_if_queue_full=True, max_pending_messages=500,
+                batching_enabled=False)):
+            handle.thread = threading.Thread(target=self._produce, args=(handle, rate), name=name, daemon=True)
+            handle.thread.start()
         return handle
 
     def add_consumer(self, topic: str, sub: Sub, name: str, cluster=None) -> Handle:
@@ -86,19 +86,32 @@ class Traffic:
         handle.client = cluster.client(operation_timeout_seconds=10)
         if sub.must_see:
             self.capture.must_see(topic, sub.name)
-        handle.wrapped = self.capture.consumer(
-            handle.client, topic, sub.name, name=name, cluster=cluster.name,
-            consumer_type=getattr(pulsar.ConsumerType, sub.type), consumer_name=name,
-            receiver_queue_size=50,
-            initial_position=pulsar.InitialPosition.Latest if sub.latest else pulsar.InitialPosition.Earliest)
-        handle.created_ns = time.time_ns()
-        handle.thread = threading.Thread(target=self._consume, args=(handle, sub.delay), name=name, daemon=True)
         self.handles.append(handle)
-        handle.thread.start()
+        if self._attach(handle, lambda: self.capture.consumer(
+                handle.client, topic, sub.name, name=name, cluster=cluster.name,
+                consumer_type=getattr(pulsar.ConsumerType, sub.type), consumer_name=name,
+                receiver_queue_size=50,
+                initial_position=pulsar.InitialPosition.Latest if sub.latest else pulsar.InitialPosition.Earliest)):
+            handle.thread = threading.Thread(target=self._consume, args=(handle, sub.delay), name=name, daemon=True)
+            handle.thread.start()
         return handle
 
     def _handle(self, name: str, kind: str, topic: str, subscription: str | None, cluster: str) -> Handle:
         return Handle(name, kind, topic, subscription, cluster)
+
+    @staticmethod
+    def _attach(handle: Handle, create) -> bool:
+        """Create the producer or consumer. A client the broker will not let attach (an old one
+        on a migrated topic times out) is evidence for the verdicts, not a crash of the scenario."""
+        try:
+            handle.wrapped = create()
+        except pulsar.PulsarException as error:
+            handle.attach_error = f"{type(error).__name__}: {error}"
+            handle.errors.append(f"attach: {handle.attach_error}")
+            return False
+        finally:
+            handle.created_ns = time.time_ns()
+        return True
 
     # ----- the loops
     def _produce(self, handle: Handle, rate: float) -> None:
@@ -142,13 +155,17 @@ class Traffic:
             except Exception as error:  # noqa: BLE001
                 handle.errors.append(f"ack: {type(error).__name__}: {error}")
 
+    def refused(self) -> dict[str, str]:
+        """Handle name -> why the client could not create it."""
+        return {h.name: h.attach_error for h in self.handles if h.attach_error}
+
     # ----- stopping
     def stop(self, drain_seconds: float = 30.0, quiet_seconds: float = 2.5) -> None:
         """Stop sending; let consumers drain until no delivery came for ``quiet_seconds`` (or
         the deadline); then close every client."""
         self.stop_sending.set()
         for h in self.handles:
-            if h.kind == "producer":
+            if h.kind == "producer" and h.thread is not None:
                 h.thread.join(timeout=self.send_timeout_ms / 1000 + 10)
         deadline, last, quiet_since = time.monotonic() + drain_seconds, -1, time.monotonic()
         while time.monotonic() < deadline:
@@ -160,7 +177,7 @@ class Traffic:
             time.sleep(0.25)
         self.stop_receiving.set()
         for h in self.handles:
-            if h.kind == "consumer":
+            if h.kind == "consumer" and h.thread is not None:
                 h.thread.join(timeout=5)
         self.close()
 
