@@ -7,7 +7,10 @@ and starts with automatic resource creation OFF (Pulsar's default). In order:
    arrives, at the latest position, misses what green stored before) against what happens;
 2. blue restarted (now with automatic resource creation on) after that migration: the
    migration state survives and blue still sends every client to green;
-3. cluster-level migration of a namespace replicated between blue and the remote region:
+3. a subscription of a migrated topic left with a backlog on blue and no consumer; its new
+   consumer, back through blue (restarted in between, or not: the control), must still drain
+   blue before green;
+4. cluster-level migration of a namespace replicated between blue and the remote region:
    the remote region is stopped just before the trigger and resumed later, so producers must be
    held until the remote has all of blue's messages (feature 4), and a producer in the remote
    region keeps its order into blue's subscriptions across the switch (feature 3).
@@ -142,6 +145,70 @@ def test_blue_restart_after_migration(regions, certify_run, request):
     rec(f"{prefix}/not-recreated", ["PIP188-R10"], after.error is not None or after.entries == before.entries,
         f"blue's {topic}: {before.entries} entries before the restart, "
         f"{after.error or f'{after.entries} after the traffic through blue'}")
+    rec.finish()
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["reconnect", "blue-restarted"])
+def test_stranded_backlog(regions, certify_run, request, restart):
+    """A subscription of a migrated topic still has a backlog on blue and no consumer; its
+    consumer comes back through blue, after a restart of blue or (the control) without one.
+    PIP-188 says a consumer drains blue before it moves to green, restart or not (R02, R04)."""
+    deployment = regions
+    blue, green = deployment.clusters["blue"], deployment.clusters["green"]
+    name = "stranded-restart" if restart else "stranded"
+    ns = observe.create_namespace(deployment, f"{TENANT}/{name}", {"blue": ["blue"], "green": ["green"]})
+    topic = f"persistent://{ns}/orders"
+    # "parked" reads 5 a second of 40: its backlog on blue grows until it is closed
+    load = TopicLoad(topic, (Sub("steady", "Exclusive"), Sub("parked", "Exclusive", delay=0.2)), rate=40.0)
+    blue_states: dict[str, observe.TopicState] = {}
+    facts: dict[str, object] = {}
+
+    def trigger() -> str:
+        observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
+        observe.migrate_namespace(blue.admin(), ns)
+        return f"namespace {ns} migrated"
+
+    def park_and_restart(traffic) -> str:
+        parked = [h for h in traffic.handles if h.subscription == "parked"]
+        for handle in parked:
+            traffic.close_consumer(handle)
+        # blue's ledgers and entry count, while blue can still say them (F-188-10)
+        blue_states[topic] = observe.topic_state(blue, topic)
+        facts["backlog"] = (blue_states[topic].subscriptions.get("parked") or {}).get("msgBacklog")
+        started = time.monotonic()
+        if restart:
+            deployment.restart("blue")
+        facts["restart_s"] = round(time.monotonic() - started, 1)
+        traffic.add_consumer(topic, Sub("parked", "Exclusive"), "c-parked-again")
+        return f"parked closed with {facts['backlog']} in backlog on blue" + (
+            f"; blue restarted ({facts['restart_s']} s)" if restart else "")
+
+    try:
+        out = scenario.run(deployment, certify_run.directory("captures", name), [load], trigger,
+                           seed=certify_run.seed, before_s=6.0, after_s=6.0, after_trigger=park_and_restart,
+                           blue_states=blue_states)
+    except FaultUnsupported as error:
+        raise VerdictUnknown(f"cannot restart blue on this deployment: {error}") from error
+    rec = Recorder(certify_run, request, out)
+    prefix = name
+    judge_topics(rec, out, [topic], prefix)
+    record_traces(rec, out, prefix)
+    o = out.topics[topic]
+    after = [r for r in _rows(out, topic, "receive", subscription="parked") if r["client"] == "c-parked-again"]
+    # where each message was stored decides where it came from: blue's messages are never copied
+    # to green, and ledger ids alone are ambiguous (both clusters number theirs from 0)
+    from_blue = sum(1 for r in after if o.placement.by_uid.get(r["uid"]) == "blue")
+    parked = next((s for s in o.subscriptions if s.name == "parked"), None)
+    backlog = facts.get("backlog")
+    when = f"when blue restarted ({facts.get('restart_s')} s)" if restart else "when its consumer closed"
+    rec(f"{prefix}/parked/backlog-drained", ["PIP188-R02", "PIP188-R04"],
+        None if not backlog or parked is None else from_blue > 0 and parked.blue_missing == 0,
+        f"'parked' had {backlog} messages of backlog on blue {when}; "
+        f"through {'the restarted ' if restart else ''}blue its new consumer then got {from_blue} from blue and "
+        f"{len(after) - from_blue} from green; {parked.blue_missing if parked else '?'} of blue's messages never reached it"
+        + ("" if "c-parked-again" not in out.traffic.refused()
+           else f"; subscribing again through blue failed: {out.traffic.refused()['c-parked-again']}"),
+        backlog=backlog, from_blue_after_restart=from_blue)
     rec.finish()
 
 

@@ -58,13 +58,15 @@ class Outcome:
 def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
         before_s: float = 4.0, after_s: float = 10.0, allowed=(), send_timeout_ms: int = 15000,
         on_start: Hook | None = None, before_trigger: Hook | None = None, after_trigger: Hook | None = None,
-        drain_seconds: float = 40.0) -> Outcome:
+        drain_seconds: float = 40.0, blue_states: dict | None = None) -> Outcome:
     """Run ``loads`` on blue, call ``trigger()`` (returns a marker label) after ``before_s``,
     keep the traffic going ``after_s`` more, drain, and gather the evidence.
 
     Hooks get the running traffic and may return a marker label: ``on_start`` right after the
     loads start (clients on other clusters), ``before_trigger`` just before the trigger (a
-    fault), ``after_trigger`` two seconds after it (new clients through blue, a heal)."""
+    fault), ``after_trigger`` two seconds after it (new clients through blue, a heal).
+    ``blue_states``: a topic's state on blue taken by a hook, for when blue cannot say it at the
+    end (after a restart it answers HTTP 500 for a migrated topic, docs/findings.md F-188-10)."""
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     markers: list[dict] = []
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
@@ -88,7 +90,8 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     columns = observe.read_capture(run_dir)
     topics = {}
     for load in loads:
-        topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns)
+        topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
+                                    (blue_states or {}).get(load.topic))
     verdict = _spark_verdict(run_dir, columns)
     outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
     outcome.save()
@@ -116,8 +119,9 @@ def _hook(hook: Hook | None, traffic: Traffic, markers: list[dict]) -> None:
             markers.append({"ts_ns": time.time_ns(), "label": label})
 
 
-def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int) -> TopicOutcome:
-    blue_state, green_state = observe.topic_state(blue, topic), observe.topic_state(green, topic)
+def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int,
+           blue_state: observe.TopicState | None = None) -> TopicOutcome:
+    blue_state, green_state = blue_state or observe.topic_state(blue, topic), observe.topic_state(green, topic)
     # producers attached through blue; one writing in another region reaches blue by replication
     sends = observe.rows(columns, kind="send_ok", topic=topic, cluster="blue")
     errors = observe.rows(columns, kind=("send_err", "send_unknown"), topic=topic, cluster="blue")

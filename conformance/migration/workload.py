@@ -47,6 +47,7 @@ class Handle:
     created_ns: int = 0
     received: int = 0
     attach_error: str | None = None  # the client could not create it: no thread, no rows
+    closed: threading.Event = field(default_factory=threading.Event)
 
 
 class Traffic:
@@ -136,7 +137,7 @@ class Traffic:
 
     def _consume(self, handle: Handle, delay: float) -> None:
         consumer = handle.wrapped
-        while not self.stop_receiving.is_set():
+        while not self.stop_receiving.is_set() and not handle.closed.is_set():
             try:
                 message = consumer.receive(200)
             except pulsar.Timeout:
@@ -154,6 +155,17 @@ class Traffic:
                 consumer.acknowledge(message)
             except Exception as error:  # noqa: BLE001
                 handle.errors.append(f"ack: {type(error).__name__}: {error}")
+
+    def close_consumer(self, handle: Handle) -> None:
+        """Close one consumer mid-run: its subscription keeps its backlog on the broker."""
+        handle.closed.set()
+        if handle.thread is not None:
+            handle.thread.join(timeout=5)
+        if handle.wrapped is not None:
+            try:
+                handle.wrapped.close()
+            except Exception as error:  # noqa: BLE001 - evidence, the scenario goes on
+                handle.errors.append(f"close: {type(error).__name__}: {error}")
 
     def refused(self) -> dict[str, str]:
         """Handle name -> why the client could not create it."""
