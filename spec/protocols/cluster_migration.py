@@ -45,6 +45,9 @@ class ClusterMigration(Spec):
         "auto-create": "clusterMigrationAutoResourceCreation=true: the subscription exists on green before any redirect",
         "no-auto-create": "the default (false): the subscription is created on green when its consumer arrives, "
                           "at the latest position, so what the producer wrote there before is not retained for it",
+        "restart-strands": "auto resource creation, and what Pulsar 4.2.4 does when blue restarts after the migration: "
+                           "a flagged topic cannot be loaded there again, so its consumer is redirected at once and "
+                           "blue's unread backlog is never delivered (docs/findings.md F-188-11)",
     }
     DEFAULT_VARIANT = "auto-create"
     # 2 + 2: four messages interleave in the logs; every mutant dies within BMC depth 10 and a
@@ -95,6 +98,7 @@ class ClusterMigration(Spec):
             "in_next": IntT(1, r + 1), "in_side": SIDES, "in_refused": BoolT(),
             "in_owed": IntT(0, r),  # reorder mutant: the refused copy kept aside
             "cluster_migrated": BoolT(), "terminated": BoolT(),
+            "blue_loaded": BoolT(),  # restart-strands: false once blue restarted after the termination
             "green_migrated": BoolT(),  # what green believes of its own migration state
             "sside": SIDES, "blue_cursor": IntT(0, cap), "green_cursor": IntT(0, cap),
             "green_sub": BoolT(), "green_sub_start": IntT(0, cap),
@@ -107,13 +111,13 @@ class ClusterMigration(Spec):
 
     def init(self, k):
         m, cap = self.MESSAGES, self.CAP
-        auto = self.variant == "auto-create"
+        auto = self.variant != "no-auto-create"
         return {
             "next": 1, "pside": BLUE, "refused": False, "owed": 0, "acked": (False,) * (m + 1),
             "blue": (0,) * cap, "blue_len": 0, "green": (0,) * cap, "green_len": 0,
             "replicated": 0, "remote_up": True,
             "remote_written": 0, "in_next": 1, "in_side": BLUE, "in_refused": False, "in_owed": 0,
-            "cluster_migrated": False, "terminated": False,
+            "cluster_migrated": False, "terminated": False, "blue_loaded": True,
             "green_migrated": False, "sside": BLUE, "blue_cursor": 0, "green_cursor": 0,
             # auto resource creation happens before any redirect, so model it as already done
             "green_sub": auto, "green_sub_start": 0,
@@ -252,6 +256,16 @@ class ClusterMigration(Spec):
         return True, {"green_migrated": k.Or(s.green_migrated, travels)}
 
     @action()
+    def blue_restart(self, s, k):
+        """Blue restarts after the termination. As the seed has it, the topic loads again and
+        nothing changes, so only restart-strands has the action: there the flagged topic cannot
+        be loaded (the consumer side of F-188-11, what scenario 5 measured; the producer side is
+        not modelled)."""
+        if self.variant != "restart-strands":
+            return False, {}
+        return k.And(s.terminated, s.blue_loaded), {"blue_loaded": False}
+
+    @action()
     def replicate(self, s, k):
         """Blue's outgoing replicator reads its next entry: copies a local one to the remote region, drops one from there."""
         return k.And(s.remote_up, s.replicated < s.blue_len), {"replicated": s.replicated + 1}
@@ -271,7 +285,8 @@ class ClusterMigration(Spec):
         """The consumer receives the next message of its subscription where it is attached."""
         m, cap = self.MESSAGES, self.CAP
         on_blue = s.sside == BLUE
-        has_blue = k.And(on_blue, s.blue_cursor < s.blue_len)
+        loaded = s.blue_loaded if self.variant == "restart-strands" else True
+        has_blue = k.And(on_blue, loaded, s.blue_cursor < s.blue_len)
         has_green = k.And(k.Not(on_blue), s.green_sub, s.green_cursor < s.green_len)
         seq = k.If(on_blue, k.at(s.blue, k.Min(s.blue_cursor, cap - 1)), k.at(s.green, k.Min(s.green_cursor, cap - 1)))
         remote = seq > m
@@ -289,7 +304,10 @@ class ClusterMigration(Spec):
     @action()
     def consumer_redirect(self, s, k):
         """Blue redirects the consumer once its subscription has no backlog in the terminated topic."""
+        # a topic blue cannot load has no backlog to serve: the consumer goes at once (restart-strands)
         drained = s.blue_cursor == s.blue_len
+        if self.variant == "restart-strands":  # only there can blue_loaded be false
+            drained = k.Or(drained, k.Not(s.blue_loaded))
         if self.mutant == "redirect-consumer-with-backlog":
             drained = True
         guard = k.And(s.terminated, s.sside == BLUE, drained)
@@ -307,7 +325,7 @@ class ClusterMigration(Spec):
         cap = self.CAP
         # on green an entry is readable when the subscription exists, or will be created
         # from the start (only auto creation does that)
-        later = k.Not(s.green_sub) if self.variant == "auto-create" else False
+        later = k.Not(s.green_sub) if self.variant != "no-auto-create" else False
         blue = [k.And(j < s.blue_len, k.Or(s.sside == BLUE, j < s.blue_cursor)) for j in range(cap)]
         green = [k.And(j < s.green_len, k.Or(k.And(s.green_sub, j >= s.green_sub_start), later)) for j in range(cap)]
         return blue, green
@@ -318,13 +336,13 @@ class ClusterMigration(Spec):
         return k.Or(k.AnyOf([k.And(ok, k.at(s.blue, j) == value) for j, ok in enumerate(blue)]),
                     k.AnyOf([k.And(ok, k.at(s.green, j) == value) for j, ok in enumerate(green)]))
 
-    @invariant(holds_in={"auto-create"}, violated_in={"no-auto-create"})
+    @invariant(holds_in={"auto-create"}, violated_in={"no-auto-create", "restart-strands"})
     def no_acked_loss(self, s, k):
         """Every acknowledged message is delivered or still readable by the subscription."""
         readable = self._readable(s, k)
         return k.AllOf([k.Implies(k.at(s.acked, i), self._kept(s, k, readable, i)) for i in range(1, self.MESSAGES + 1)])
 
-    @invariant(holds_in={"auto-create"}, violated_in={"no-auto-create"})
+    @invariant(holds_in={"auto-create"}, violated_in={"no-auto-create", "restart-strands"})
     def no_replicated_loss(self, s, k):
         """Every remote message the replicator has had acknowledged (by blue or green) is delivered or still readable."""
         m, readable = self.MESSAGES, self._readable(s, k)
@@ -341,12 +359,12 @@ class ClusterMigration(Spec):
         """The subscription gets the remote region's messages in the order the remote stored them, across the switch."""
         return k.Not(s.g_remote_out_of_order)
 
-    @invariant(inductive=True)
+    @invariant(inductive=True, holds_in={"auto-create", "no-auto-create"}, violated_in={"restart-strands"})
     def drained_before_green(self, s, k):
         """A subscription reads on green only after it has read everything in blue."""
         return k.Not(s.g_green_read_before_drain)
 
-    @invariant(inductive=True)
+    @invariant(inductive=True, holds_in={"auto-create", "no-auto-create"}, violated_in={"restart-strands"})
     def consumer_on_green_has_drained_blue(self, s, k):
         """A consumer attached to green has read all of blue's terminated topic (strengthens the one above)."""
         return k.Implies(s.sside == GREEN, k.And(s.terminated, s.blue_cursor == s.blue_len))
