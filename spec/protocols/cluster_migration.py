@@ -129,6 +129,24 @@ class ClusterMigration(Spec):
     def _blue_open(self, s, k):
         return True if self.mutant == "append-after-terminate" else k.Not(s.terminated)
 
+    def _route(self, s, k, side):
+        """Where a send from a producer attached to ``side`` goes: (to_blue, to_green, refused).
+        The local producer and the remote's replicator are both producers to blue."""
+        on_blue = side == BLUE
+        blue_open = self._blue_open(s, k)
+        return k.And(on_blue, blue_open), k.Not(on_blue), k.And(on_blue, k.Not(blue_open))
+
+    def _append(self, s, k, to_blue, to_green, entry):
+        """The logs after ``entry`` is stored on blue or on green (at most one of the two holds)."""
+        cap = self.CAP
+        return {
+            "blue": k.If(to_blue, k.store(s.blue, k.Min(s.blue_len, cap - 1), entry), s.blue),
+            "blue_len": k.If(to_blue, k.Min(s.blue_len + 1, cap), s.blue_len),
+            "green": k.If(to_green, k.store(s.green, k.Min(s.green_len, cap - 1), entry), s.green),
+            "green_len": k.If(to_green, k.Min(s.green_len + 1, cap), s.green_len),
+            "g_write_after_term": k.Or(s.g_write_after_term, k.And(to_blue, s.terminated)),
+        }
+
     def _redirect_allowed(self, s):
         """Blue redirects a producer (local or the remote's replicator) only without outgoing replication backlog."""
         return True if self.mutant == "ignore-replication-backlog" else s.replicated == s.blue_len
@@ -137,12 +155,8 @@ class ClusterMigration(Spec):
     @action()
     def publish(self, s, k):
         """The producer sends its current message to the cluster it is attached to."""
-        m, cap = self.MESSAGES, self.CAP
-        on_blue = s.pside == BLUE
-        blue_open = self._blue_open(s, k)
-        to_blue = k.And(on_blue, blue_open)
-        to_green = k.Not(on_blue)
-        refused = k.And(on_blue, k.Not(blue_open))
+        m = self.MESSAGES
+        to_blue, to_green, refused = self._route(s, k, s.pside)
         guard = k.And(s.next <= m, k.Not(s.refused))
         stored = k.Or(to_blue, to_green)
         # mutants: a refused send reported as acknowledged; or the refused message kept
@@ -152,15 +166,11 @@ class ClusterMigration(Spec):
 
         def effect():
             return {
-                "blue": k.If(to_blue, k.store(s.blue, k.Min(s.blue_len, cap - 1), s.next), s.blue),
-                "blue_len": k.If(to_blue, k.Min(s.blue_len + 1, cap), s.blue_len),
-                "green": k.If(to_green, k.store(s.green, k.Min(s.green_len, cap - 1), s.next), s.green),
-                "green_len": k.If(to_green, k.Min(s.green_len + 1, cap), s.green_len),
+                **self._append(s, k, to_blue, to_green, s.next),
                 "acked": k.If(k.Or(stored, k.And(refused, fake_ack)), k.store(s.acked, s.next, True), s.acked),
                 "next": k.If(k.Or(stored, k.And(refused, fake_ack or reorder)), s.next + 1, s.next),
                 "refused": k.And(refused, not fake_ack),
                 "owed": k.If(k.And(refused, reorder), s.next, s.owed),
-                "g_write_after_term": k.Or(s.g_write_after_term, k.And(to_blue, s.terminated)),
             }
 
         return guard, effect
@@ -196,11 +206,7 @@ class ClusterMigration(Spec):
     def replicate_in(self, s, k):
         """The remote's replicator sends its next copy to the cluster it is attached to (blue refuses once terminated)."""
         m, cap = self.MESSAGES, self.CAP
-        on_blue = s.in_side == BLUE
-        blue_open = self._blue_open(s, k)
-        to_blue = k.And(on_blue, blue_open)
-        to_green = k.Not(on_blue)
-        refused = k.And(on_blue, k.Not(blue_open))
+        to_blue, to_green, refused = self._route(s, k, s.in_side)
         guard = k.And(s.remote_up, s.in_next <= s.remote_written, k.Not(s.in_refused))
         # blue's outgoing replicator, caught up and connected, reads past the new entry at once
         passed = k.And(to_blue, s.replicated == s.blue_len)
@@ -213,18 +219,17 @@ class ClusterMigration(Spec):
         flush = k.And(to_green, s.in_owed > 0) if reorder else False
 
         def effect():
-            green = k.If(to_green, k.store(s.green, k.Min(s.green_len, cap - 1), entry), s.green)
+            stored_now = self._append(s, k, to_blue, to_green, entry)
+            green = stored_now["green"]
             return {
-                "blue": k.If(to_blue, k.store(s.blue, k.Min(s.blue_len, cap - 1), entry), s.blue),
-                "blue_len": k.If(to_blue, k.Min(s.blue_len + 1, cap), s.blue_len),
+                **stored_now,
                 "replicated": k.If(passed, k.Min(s.blue_len + 1, cap), s.replicated),
+                # the flush (reorder mutant, only ever on green) appends the kept copy after this one
                 "green": k.If(flush, k.store(green, k.Min(s.green_len + 1, cap - 1), s.in_owed + m), green),
-                "green_len": k.If(flush, k.Min(s.green_len + 2, cap),
-                                  k.If(to_green, k.Min(s.green_len + 1, cap), s.green_len)),
+                "green_len": k.If(flush, k.Min(s.green_len + 2, cap), stored_now["green_len"]),
                 "in_next": k.If(k.Or(stored, k.And(refused, skip or reorder)), s.in_next + 1, s.in_next),
                 "in_refused": k.And(refused, not skip),
                 "in_owed": k.If(k.And(refused, reorder), s.in_next, k.If(flush, 0, s.in_owed)),
-                "g_write_after_term": k.Or(s.g_write_after_term, k.And(to_blue, s.terminated)),
             }
 
         return guard, effect
