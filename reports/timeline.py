@@ -20,7 +20,9 @@ def rates(capture_dir: Path, bucket_s: float = 0.5) -> tuple[dict, int, float]:
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    files = sorted(str(f) for f in (capture_dir / "events").glob("*.parquet"))
+    from pulsar_conformance.fixtures.capture.schema import event_files
+
+    files = event_files(capture_dir)
     if not files:  # a scenario that failed before its first flush: nothing to draw, not a crash
         return {}, 0, bucket_s
     table = ds.dataset(files, format="parquet").to_table(columns=["ts_ns", "kind", "cluster"])

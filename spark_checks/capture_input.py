@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture.manifest import ManifestError, read_manifest
-from pulsar_conformance.fixtures.capture.schema import COLUMNS
+from pulsar_conformance.fixtures.capture.schema import COLUMNS, event_files
 
 from .classes import CLASSES
 
@@ -50,7 +50,7 @@ def open_capture(run_dir: str | os.PathLike) -> CaptureInput:
             f"use only {', '.join(CLASSES)}",
         )
     events_dir = run_dir / "events"
-    files = sorted(str(p) for p in events_dir.glob("*.parquet") if not p.name.startswith((".", "_")))
+    files = event_files(run_dir)
     if not files:
         raise UsageError(
             f"{events_dir} holds no Parquet files: the capture recorded nothing",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import pyarrow.dataset as ds
 
-from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES
+from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES, event_files
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 
 
@@ -95,7 +95,7 @@ def topic_state(cluster, topic: str) -> TopicState:
 
 def read_capture(run_dir) -> dict[str, list]:
     """The capture's rows as columns (a scenario's capture is thousands of rows, not millions)."""
-    files = sorted(str(f) for f in (run_dir / "events").glob("*.parquet"))
+    files = event_files(run_dir)
     if not files:  # no client attached (an old client on a migrated topic): no rows, same columns
         return {name: [] for name in COLUMN_NAMES}
     table = ds.dataset(files, format="parquet").to_table()
