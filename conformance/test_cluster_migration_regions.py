@@ -120,21 +120,16 @@ def test_blue_restart_after_migration(regions, certify_run, request):
     o = out.topics[topic]
     after = observe.topic_state(blue, topic)
     p = o.producers[0] if o.producers else None
-    refused = out.traffic.refused()
-
-    def attach(name: str) -> str:
-        return f"; creating it through blue failed: {refused[name]}" if name in refused else ""
-
     producer = next(h.name for h in out.traffic.handles if h.kind == "producer")
     rec(f"{prefix}/producer-to-green", ["PIP188-R05"], bool(p and p.on_green and not p.on_blue),
         f"after blue's restart ({restart_s} s) a producer through blue stored {p.on_green if p else 0} sends on green, "
         f"{p.on_blue if p else 0} on blue, {p.send_errors if p else 0} failed; blue's entries {before.entries} -> "
-        f"{after.entries if after.error is None else after.error}" + attach(producer))
+        f"{after.entries if after.error is None else after.error}" + out.traffic.refusal(producer))
     for s in o.subscriptions:
         consumers = [h.name for h in out.traffic.handles if h.subscription == s.name]
         rec(f"{prefix}/{s.name}/consumer-to-green", ["PIP188-R05"], s.from_green > 0 and s.from_blue == 0,
             f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s"
-            + "".join(attach(c) for c in consumers))
+            + "".join(out.traffic.refusal(c) for c in consumers))
     blue_ns = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{NOAUTO}")
     green_ns = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{NOAUTO}")
     rec(f"{prefix}/state-survives", ["PIP188-R12"],
@@ -211,8 +206,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
         f"'parked' had {backlog} messages of backlog on blue {when}; "
         f"through {'the restarted ' if restart else ''}blue its new consumer then got {from_blue} from blue and "
         f"{len(after) - from_blue} from green; {parked.blue_missing if parked else '?'} of blue's messages never reached it"
-        + ("" if "c-parked-again" not in out.traffic.refused()
-           else f"; subscribing again through blue failed: {out.traffic.refused()['c-parked-again']}")
+        + out.traffic.refusal("c-parked-again")
         + ("" if explained is None else "; the trace is " + ("" if explained["ok"] else "NOT ")
            + "a behaviour of the spec's restart-strands variant (Pulsar 4.2.4's restart, F-188-11)"),
         backlog=backlog, from_blue_after_restart=from_blue)

@@ -167,9 +167,10 @@ class Traffic:
             except Exception as error:  # noqa: BLE001 - evidence, the scenario goes on
                 handle.errors.append(f"close: {type(error).__name__}: {error}")
 
-    def refused(self) -> dict[str, str]:
-        """Handle name -> why the client could not create it."""
-        return {h.name: h.attach_error for h in self.handles if h.attach_error}
+    def refusal(self, name: str) -> str:
+        """Evidence text for handle ``name``: why its client could not create it, or ""."""
+        return "".join(f"; creating {h.name} through {h.cluster} failed: {h.attach_error}"
+                       for h in self.handles if h.name == name and h.attach_error)
 
     # ----- stopping
     def stop(self, drain_seconds: float = 30.0, quiet_seconds: float = 2.5) -> None:
