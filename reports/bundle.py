@@ -31,6 +31,8 @@ CATEGORIES = [
 
 def command_line(args) -> str:
     parts = ["pulsar-conformance", "certify", "--profile", args.profile]
+    for rid in getattr(args, "exclude", None) or ():
+        parts += ["--exclude", rid]
     for flag, value in (("--deployment", args.deployment), ("--pulsar-version", args.pulsar_version),
                         ("--client-version", args.client_version), ("--out", args.out),
                         ("--vendor", args.vendor), ("--product", args.product)):
@@ -42,9 +44,12 @@ def command_line(args) -> str:
 
 def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pytest_exit: int, seconds: float) -> dict:
     checks = load_checks(out)
-    rows = requirement_rows(load_requirements(), checks)
+    requirements = load_requirements()
+    rows = requirement_rows(requirements, checks)
     tests = read_junit(out / "junit.xml")
-    verdict, reasons = run_verdict(rows, tests, pytest_exit)
+    declared = profile.declared(requirements)
+    excluded = sorted(getattr(args, "exclude", None) or ())
+    verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded)
     versions = identity.versions(out)
     product = identity.product(args, deployment, out)
     captures = _captures(out)
@@ -53,6 +58,7 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
     summary = {
         "format": "pulsar-conformance-certification/1", "run_id": run_id, "profile": profile.name,
         "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1),
+        "declared": declared, "narrowed": {"excluded": excluded} if excluded else None,
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "product": product, "versions": versions, "deployment": deployment["backend"], "seed": args.seed,
         "command": command_line(args), "counts": counts, "requirements": rows, "checks": checks,

@@ -31,6 +31,7 @@ CHILD_GRACE_SECONDS = 90  # a deployment's orderly stop takes up to 30 s per clu
 
 def run_certify(args) -> int:
     profile = get_profile(args.profile)
+    _check_exclusions(profile, getattr(args, "exclude", None) or ())
     deployment = _deployment_option(args.deployment)
     started = time.time()
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
@@ -63,6 +64,17 @@ def _text(summary: dict, out: Path) -> str:
     return (f"{summary['verdict'].upper()}: {'; '.join(summary['reasons'])}\n"
             f"requirements: {counts}\n"
             f"report: {out / 'report.html'} ({summary['seconds']:.0f} s)")
+
+
+def _check_exclusions(profile, excluded) -> None:
+    """``--exclude`` may only narrow what the profile certifies: anything else is a typo."""
+    from .verdicts import load_requirements
+
+    declared = profile.declared(load_requirements())
+    unknown = [rid for rid in excluded if rid not in declared]
+    if unknown:
+        raise UsageError(f"--exclude {', '.join(unknown)}: not a requirement the {profile.name} profile certifies",
+                         f"choose among: {', '.join(declared) or '(none: this profile certifies nothing on a deployment)'}")
 
 
 def _deployment_option(value: str | None) -> dict:

@@ -38,7 +38,14 @@ class Profile:
     mutant_depth: int = 4
     mutant_examples: int = 40
     messages: int = 1500  # geo-replication scenario size
+    # Catalog areas this profile certifies on the deployment: every requirement of these areas
+    # that has a conformance check must get a verdict, or the run is not PASS (docs/certify.md).
+    areas: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
+
+    def declared(self, requirements) -> list[str]:
+        """The ids this profile certifies: its areas' requirements that a conformance check judges."""
+        return [r.id for r in requirements if r.area in self.areas and r.conformance and not r.uncovered]
 
 
 # Budgets were measured on the 2-core machine (docs/certify.md): the smoke ones take about
@@ -59,6 +66,7 @@ _FULL_SPECS = (
     SpecRun("policy-sync", "as-implemented", depth=8, examples=100, max_states=200_000),
     SpecRun("cluster-migration", "auto-create", depth=10, examples=150, max_states=1_000_000),
     SpecRun("cluster-migration", "no-auto-create", depth=10, examples=150, max_states=1_000_000),
+    SpecRun("cluster-migration", "restart-strands", depth=10, examples=150, max_states=1_000_000),
 )
 
 
@@ -69,20 +77,24 @@ def _area(spec: str) -> tuple[SpecRun, ...]:
 PROFILES: dict[str, Profile] = {p.name: p for p in (
     Profile("smoke", "a short scenario per area: spec checks with small budgets, geo-replication with capture + Spark",
             markers="smoke", spec_runs=_SMOKE_SPECS,
-            mutants=(("client-failover", "threshold-off-by-one"), ("policy-sync", "winner-is-oldest")), messages=1500),
+            mutants=(("client-failover", "threshold-off-by-one"), ("policy-sync", "winner-is-oldest")), messages=1500,
+            areas=("geo-replication",)),
     Profile("full", "every conformance test, every spec variant with CI budgets, every mutant",
             markers="", spec_runs=_FULL_SPECS, mutants=(("client-failover", None), ("policy-sync", None), ("cluster-migration", None)),
-            mutant_depth=10, mutant_examples=150, messages=6000),
+            mutant_depth=10, mutant_examples=150, messages=6000,
+            areas=("geo-replication", "client-failover", "policy-sync", "cluster-migration")),
     Profile("geo-replication", "geo-replication blue -> green with a replication outage, capture + Spark",
-            markers="geo_replication", messages=6000),
+            markers="geo_replication", messages=6000, areas=("geo-replication",)),
     Profile("client-failover", "PIP-121 client cluster failover: spec variants and mutants",
-            markers="client_failover", spec_runs=_area("client-failover"), mutants=(("client-failover", None),)),
+            markers="client_failover", spec_runs=_area("client-failover"), mutants=(("client-failover", None),),
+            areas=("client-failover",)),
     Profile("policy-sync", "PIP-136 policy sync: spec variants and mutants",
-            markers="policy_sync", spec_runs=_area("policy-sync"), mutants=(("policy-sync", None),)),
+            markers="policy_sync", spec_runs=_area("policy-sync"), mutants=(("policy-sync", None),),
+            areas=("policy-sync",)),
     Profile("cluster-migration", "PIP-188 blue-green migration on real blue/green clusters with live traffic "
             "(namespace and cluster level, four subscription types), plus the spec's variants and mutants",
             markers="cluster_migration", spec_runs=_area("cluster-migration"), mutants=(("cluster-migration", None),),
-            mutant_depth=10, mutant_examples=150),
+            mutant_depth=10, mutant_examples=150, areas=("cluster-migration",)),
 )}
 
 

@@ -6,8 +6,11 @@ Rules (docs/certify.md):
   ``not run`` (covered by the catalog, not by this profile) or ``uncovered`` (no check exists);
 - model checks are shown next to it and never make a requirement pass on the deployment;
 - the run fails if a MUST requirement or a suite test fails (a failed SHOULD or MAY is listed
-  as a deviation), is unknown if anything is unknown or
-  no deployment check ran at all, and passes only otherwise.
+  as a deviation), is unknown if anything is unknown, no deployment check ran at all, a
+  requirement the profile certifies got no verdict (not run, skipped, uncovered) or a test was
+  skipped, and passes only otherwise. A user may narrow the profile (``--exclude``): the
+  excluded requirements then need no verdict and skipped tests are listed, not held against the
+  run; narrowing never excuses a failure that was observed.
 """
 from __future__ import annotations
 
@@ -58,7 +61,7 @@ def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
     return rows
 
 
-def run_verdict(rows: list[dict], tests: dict, pytest_exit: int) -> tuple[str, list[str]]:
+def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), excluded=()) -> tuple[str, list[str]]:
     reasons = []
     failed_must = [r["id"] for r in rows if r["verdict"] == "fail" and r["strength"] == "MUST"]
     if failed_must:
@@ -71,6 +74,14 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int) -> tuple[str, l
         reasons.append("the run was interrupted")
     if any(r["verdict"] == "unknown" for r in rows):
         reasons.append("a requirement's state was not reached (unknown)")
+    verdicts = {r["id"]: r["verdict"] for r in rows if "id" in r}
+    missing = [f"{rid} ({verdicts.get(rid, 'not in the catalog')})" for rid in declared
+               if rid not in excluded and verdicts.get(rid) not in ("pass", "fail", "unknown")]
+    if missing:
+        reasons.append(f"requirement(s) this profile certifies got no verdict: {', '.join(missing)}")
+    if tests.get("skipped") and not excluded:
+        reasons.append(f"{tests['skipped']} test(s) skipped: a certification has no skips "
+                       "(narrow the profile with --exclude to certify without them)")
     if tests.get("errors"):
         reasons.append(f"{tests['errors']} test(s) broken (infrastructure or unknown verdict)")
     if not any(r["verdict"] in ("pass", "fail", "unknown") for r in rows):
@@ -82,7 +93,9 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int) -> tuple[str, l
     if reasons:
         return "unknown", reasons
     # RFC 2119: a SHOULD or MAY not met is a deviation the report lists, not a failed certification
+    narrowed = [f"narrowed: certified without {', '.join(excluded)}"] if excluded else []
     deviations = [r["id"] for r in rows if r["verdict"] == "fail"]
     if deviations:
-        return "pass", ["every checked MUST requirement passed", f"deviations (SHOULD/MAY not met): {', '.join(deviations)}"]
-    return "pass", ["every checked requirement passed"]
+        return "pass", ["every checked MUST requirement passed", *narrowed,
+                        f"deviations (SHOULD/MAY not met): {', '.join(deviations)}"]
+    return "pass", ["every checked requirement passed", *narrowed]

@@ -35,3 +35,10 @@ def test_client_version_that_is_not_installed():
 def test_profile_is_required_and_text_mode_says_why():
     done = run_cli("certify")
     assert done.returncode == 2 and "--profile" in done.stderr and done.stdout == ""
+
+
+def test_exclude_names_only_what_the_profile_certifies(tmp_path):
+    doc = _error(run_cli("certify", "--profile", "smoke", "--exclude", "PIP188-R07", "--out", str(tmp_path / "b"),
+                         "--json"))
+    assert "PIP188-R07" in doc["error"] and "GEO-R01" in doc["fix"]
+    assert not (tmp_path / "b").exists()

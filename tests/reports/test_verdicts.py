@@ -70,3 +70,92 @@ def test_only_a_failed_must_fails_the_run():
     must = [{"id": "X-R01", "strength": "MUST", "verdict": "fail"}, {"id": "X-R02", "strength": "SHOULD", "verdict": "pass"}]
     verdict, reasons = run_verdict(must, tests, 1)
     assert verdict == "fail" and any("X-R01" in r for r in reasons), reasons
+
+
+# Issue 11, item 1: a profile declares what it certifies; a declared requirement without a
+# verdict (an external deployment without a `remote` skips PIP188-R07/R08) is never a PASS.
+def _declared_rows(missing: str = "not run"):
+    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.reports.verdicts import load_requirements
+
+    declared = get_profile("cluster-migration").declared(load_requirements())
+    rows = [{"id": rid, "strength": "MUST", "verdict": missing if rid in ("PIP188-R07", "PIP188-R08") else "pass"}
+            for rid in declared]
+    return declared, rows
+
+
+def test_a_declared_requirement_that_did_not_run_makes_the_run_unknown():
+    declared, rows = _declared_rows()
+    assert {"PIP188-R07", "PIP188-R08"} <= set(declared)
+    verdict, reasons = run_verdict(rows, {"total": 10, "passed": 8, "skipped": 2}, 0, declared=declared)
+    assert verdict == "unknown", reasons
+    assert any("PIP188-R07 (not run)" in r and "PIP188-R08 (not run)" in r for r in reasons), reasons
+    assert any("2 test(s) skipped" in r for r in reasons), reasons
+
+
+def test_uncovered_or_missing_declared_requirements_are_unknown_too():
+    declared, rows = _declared_rows("uncovered")
+    verdict, reasons = run_verdict(rows, {"total": 10, "passed": 10}, 0, declared=declared)
+    assert verdict == "unknown" and any("PIP188-R07 (uncovered)" in r for r in reasons), reasons
+    verdict, reasons = run_verdict(rows[:2], {"total": 2, "passed": 2}, 0, declared=declared[:3])
+    assert verdict == "unknown" and any("not in the catalog" in r for r in reasons), reasons
+
+
+def test_a_skipped_test_alone_keeps_a_certification_from_passing():
+    rows = [{"id": "X-R01", "strength": "MUST", "verdict": "pass"}]
+    verdict, reasons = run_verdict(rows, {"total": 2, "passed": 1, "skipped": 1}, 0, declared=["X-R01"])
+    assert verdict == "unknown" and any("skipped" in r for r in reasons), reasons
+
+
+def test_the_user_may_narrow_the_profile_and_the_run_says_so():
+    declared, rows = _declared_rows()
+    excluded = ["PIP188-R07", "PIP188-R08"]
+    verdict, reasons = run_verdict(rows, {"total": 10, "passed": 8, "skipped": 2}, 0, declared=declared, excluded=excluded)
+    assert verdict == "pass", reasons
+    assert "narrowed: certified without PIP188-R07, PIP188-R08" in reasons
+    # narrowing excuses absence, never an observed failure
+    rows[0]["verdict"] = "fail"
+    assert run_verdict(rows, {"total": 10, "passed": 8}, 1, declared=declared, excluded=excluded)[0] == "fail"
+
+
+def test_profiles_declare_only_what_they_check():
+    from pulsar_conformance.reports.profiles import PROFILES
+    from pulsar_conformance.reports.verdicts import load_requirements
+
+    requirements = load_requirements()
+    assert PROFILES["smoke"].declared(requirements) == ["GEO-R01", "GEO-R02"]
+    migration = PROFILES["cluster-migration"].declared(requirements)
+    assert migration and all(rid.startswith("PIP188-") for rid in migration)
+    assert "PIP188-R14" not in migration  # uncovered in the catalog: never certified, always shown
+    full = set(PROFILES["full"].declared(requirements))
+    assert set(migration) | {"GEO-R01", "GEO-R02"} <= full
+
+
+def test_a_bundle_without_the_regions_verdicts_is_unknown_and_lists_them(tmp_path):
+    """The whole path: checks.jsonl and junit.xml as an external run without `remote` leaves them."""
+    from pulsar_conformance.reports.bundle import build_bundle
+    from pulsar_conformance.reports.profiles import get_profile
+
+    declared, rows = _declared_rows()
+    with open(tmp_path / "checks.jsonl", "w") as handle:
+        for row in rows:
+            if row["verdict"] == "pass":
+                handle.write(json.dumps({"check": f"c/{row['id']}", "kind": "deployment", "requirements": [row["id"]],
+                                         "verdict": "pass", "evidence": "seen", "test": "t", "details": {}}) + "\n")
+    (tmp_path / "junit.xml").write_text(
+        '<testsuites><testsuite><testcase classname="c" name="a"/>'
+        '<testcase classname="r" name="regions"><skipped message="no remote cluster"/></testcase>'
+        '</testsuite></testsuites>')
+    args = Namespace(profile="cluster-migration", deployment=None, pulsar_version=None, client_version=None,
+                     out=None, vendor=None, product=None, seed=1, exclude=[])
+    summary = build_bundle(tmp_path, run_id="no-remote", profile=get_profile("cluster-migration"), args=args,
+                           deployment={"backend": "local", "file": None}, pytest_exit=0, seconds=1)
+    assert summary["verdict"] == "unknown", summary["reasons"]
+    assert any("PIP188-R07" in r and "PIP188-R08" in r for r in summary["reasons"]), summary["reasons"]
+    args.exclude = ["PIP188-R07", "PIP188-R08"]
+    (tmp_path / "report.html").unlink()
+    summary = build_bundle(tmp_path, run_id="narrowed", profile=get_profile("cluster-migration"), args=args,
+                           deployment={"backend": "local", "file": None}, pytest_exit=0, seconds=1)
+    assert summary["verdict"] == "pass" and summary["narrowed"] == {"excluded": args.exclude}
+    assert "NARROWED PROFILE" in (tmp_path / "report.html").read_text()
+    assert "--exclude PIP188-R07" in summary["command"]
