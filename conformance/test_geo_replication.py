@@ -18,7 +18,8 @@ import pytest
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
-from .run import VerdictUnknown, record, verdict_of
+from .geo_replication import judge
+from .run import VerdictUnknown, record
 
 pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -113,18 +114,10 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
 
     verdict = check_capture(run_dir, engine="spark")
     (run_dir / "verdict.json").write_text(json.dumps(verdict, indent=2, default=str))
-    counts_text = ", ".join(f"{k}={v['count']}" for k, v in verdict["anomalies"].items() if v["count"])
-    evidence = (f"{verdict['events']} events; blue subscription {counts['c-blue']}, green {counts['c-green']} "
-                f"deliveries; anomalies: {counts_text or 'none'}")
-    capture_verdict = verdict_of(verdict["valid"])
-    test = request.node.nodeid
-    record(certify_run, check="geo-replication/blue-to-green", kind="deployment", requirements=["GEO-R01"],
-           verdict=capture_verdict, evidence=evidence, test=test,
-           details={"capture": "captures/geo-replication", "send_failures": failures[:5]})
-    outage_verdict = capture_verdict if outage["reached"] else "unknown"
-    record(certify_run, check="geo-replication/after-outage", kind="deployment", requirements=["GEO-R02"],
-           verdict=outage_verdict, evidence=f"{outage['why']}; after healing: {evidence}", test=test,
-           details={"capture": "captures/geo-replication", "markers": markers})
+    rows = judge(run_dir, verdict, outage, failures, markers)
+    for row in rows:
+        record(certify_run, test=request.node.nodeid, **row)
+    evidence = rows[0]["evidence"]
 
     assert verdict["valid"] is not False, (
         f"product defect: geo-replication lost, duplicated or reordered messages: {evidence}; "

@@ -33,6 +33,8 @@ def command_line(args) -> str:
     parts = ["pulsar-conformance", "certify", "--profile", args.profile]
     for rid in getattr(args, "exclude", None) or ():
         parts += ["--exclude", rid]
+    if getattr(args, "select", None):
+        parts += ["--select", args.select]
     for flag, value in (("--deployment", args.deployment), ("--pulsar-version", args.pulsar_version),
                         ("--client-version", args.client_version), ("--out", args.out),
                         ("--vendor", args.vendor), ("--product", args.product)):
@@ -49,7 +51,9 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
     tests = read_junit(out / "junit.xml")
     declared = profile.declared(requirements)
     excluded = sorted(getattr(args, "exclude", None) or ())
-    verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded)
+    selected = getattr(args, "select", None)
+    verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded,
+                                   selected=selected)
     versions = identity.versions(out)
     product = identity.product(args, deployment, out)
     captures = _captures(out)
@@ -58,7 +62,8 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
     summary = {
         "format": "pulsar-conformance-certification/1", "run_id": run_id, "profile": profile.name,
         "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1),
-        "declared": declared, "narrowed": {"excluded": excluded} if excluded else None,
+        "declared": declared,
+        "narrowed": ({"excluded": excluded, "selected": selected} if excluded or selected else None),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "product": product, "versions": versions, "deployment": deployment["backend"], "seed": args.seed,
         "command": command_line(args), "counts": counts, "requirements": rows, "checks": checks,

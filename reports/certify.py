@@ -46,7 +46,7 @@ def run_certify(args) -> int:
     identity.write_client_info(out, {**client.record(), "requested": args.client_version,
                                      "observed": "probe of the tests' environment before the run"})
     env = client.child_env(_child_env(args, profile, deployment, out))
-    command = _pytest_command(profile, out)
+    command = _pytest_command(profile, out, getattr(args, "select", None))
     outcome = _run_child(command, env)
     progress("certify: building the bundle...")
     from .bundle import build_bundle
@@ -128,7 +128,7 @@ def _child_env(args, profile, deployment: dict, out: Path) -> dict:
     return env
 
 
-def _pytest_command(profile, out: Path) -> list[str]:
+def _pytest_command(profile, out: Path, select: str | None = None) -> list[str]:
     import pulsar_conformance.conformance as suites
 
     suite_dir = Path(suites.__file__).parent
@@ -138,6 +138,8 @@ def _pytest_command(profile, out: Path) -> list[str]:
                "-p", "no:cacheprovider", "-p", "pulsar_conformance.reports.identity"]
     if profile.markers:
         command += ["-m", profile.markers]
+    if select:
+        command += ["-k", select]
     return command
 
 

@@ -22,6 +22,10 @@ def register(commands) -> None:
                    help="narrow the profile: certify without these requirement ids (recorded in the bundle "
                         "and shown on the report's banner); without it every requirement the profile "
                         "certifies must get a verdict or the run is unknown")
+    p.add_argument("--select", default=None, metavar="EXPR",
+                   help="narrow the profile to the tests matching this pytest -k expression (recorded in the "
+                        "bundle and shown on the banner); requirements the profile certifies that the "
+                        "selection leaves without a verdict keep the run from passing unless --exclude names them")
     p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
     p.add_argument("--product", default=None, help="PRODUCT.yaml product name (default from the deployment file)")

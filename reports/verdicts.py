@@ -8,7 +8,7 @@ Rules (docs/certify.md):
 - the run fails if a MUST requirement or a suite test fails (a failed SHOULD or MAY is listed
   as a deviation), is unknown if anything is unknown, no deployment check ran at all, a
   requirement the profile certifies got no verdict (not run, skipped, uncovered) or a test was
-  skipped, and passes only otherwise. A user may narrow the profile (``--exclude``): the
+  skipped, and passes only otherwise. A user may narrow the profile (``--exclude``, ``--select``): the
   excluded requirements then need no verdict and skipped tests are listed, not held against the
   run; narrowing never excuses a failure that was observed.
 """
@@ -61,7 +61,11 @@ def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
     return rows
 
 
-def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), excluded=()) -> tuple[str, list[str]]:
+def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), excluded=(),
+                selected: str | None = None) -> tuple[str, list[str]]:
+    narrowed = [f"narrowed: certified without {', '.join(excluded)}"] if excluded else []
+    if selected:
+        narrowed.append(f"narrowed: only the tests matching -k {selected!r} ran")
     reasons = []
     failed_must = [r["id"] for r in rows if r["verdict"] == "fail" and r["strength"] == "MUST"]
     if failed_must:
@@ -91,9 +95,8 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
     elif pytest_exit not in (0, 1):
         reasons.append(f"pytest exited {pytest_exit}")
     if reasons:
-        return "unknown", reasons
+        return "unknown", reasons + narrowed
     # RFC 2119: a SHOULD or MAY not met is a deviation the report lists, not a failed certification
-    narrowed = [f"narrowed: certified without {', '.join(excluded)}"] if excluded else []
     deviations = [r["id"] for r in rows if r["verdict"] == "fail"]
     if deviations:
         return "pass", ["every checked MUST requirement passed", *narrowed,

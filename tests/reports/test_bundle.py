@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
+from tests.support.tools import unavailable
+
 from .chromium import dump_dom, ensure_chromium, screenshot
 
 pytestmark = [pytest.mark.pulsar, pytest.mark.spark, pytest.mark.slow]
@@ -64,7 +66,7 @@ def test_report_in_a_browser(vendor_run, tmp_path):
     out, _, _ = vendor_run
     browser, why = ensure_chromium()
     if not browser:
-        pytest.skip(why)
+        unavailable("chromium", why)
     png = out.parent / "report.png"
     screenshot(browser, out / "report.html", png, tmp_path / "profile")
     dom = dump_dom(browser, out / "report.html", tmp_path / "profile2")

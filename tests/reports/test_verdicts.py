@@ -42,12 +42,20 @@ def test_a_capture_with_lost_deliveries_fails_the_run(vendor_run, tmp_path):
         pq.write_table(table.filter(pc.invert(lost)), path)
     verdict = check_capture(run_dir, engine="spark")
     assert verdict["valid"] is False and verdict["anomalies"]["lost"]["count"] == 10, verdict
-    with open(broken / "checks.jsonl", "a") as handle:
-        handle.write(json.dumps({"check": "geo-replication/blue-to-green", "kind": "deployment",
-                                 "requirements": ["GEO-R01"], "verdict": "fail", "evidence": "10 lost",
-                                 "test": "broken", "details": {}}) + "\n")
+    # The fail row comes from the scenario's own judging code, as the live test records it.
+    from pulsar_conformance.conformance.geo_replication import judge
+    from pulsar_conformance.conformance.run import CertifyRun, record
+
+    kept = [line for line in (broken / "checks.jsonl").read_text().splitlines()
+            if not json.loads(line)["check"].startswith("geo-replication/")]
+    (broken / "checks.jsonl").write_text("".join(line + "\n" for line in kept))
+    markers = json.loads((run_dir / "markers.json").read_text()) if (run_dir / "markers.json").exists() else []
+    rows = judge(run_dir, verdict, {"reached": False, "why": "no outage in this recording"}, [], markers)
+    assert rows[0]["verdict"] == "fail" and "lost=10" in rows[0]["evidence"], rows[0]
+    for row in rows:
+        record(CertifyRun(out=broken, profile="smoke", seed=1), test="corrupted capture", **row)
     args = Namespace(profile="smoke", deployment=None, pulsar_version=None, client_version=None, out=None,
-                     vendor=None, product=None, seed=1)
+                     vendor=None, product=None, seed=1, exclude=[])
     summary = build_bundle(broken, run_id="broken", profile=get_profile("smoke"), args=args,
                            deployment={"backend": "local", "file": None}, pytest_exit=1, seconds=1)
     assert summary["verdict"] == "fail"
@@ -153,9 +161,15 @@ def test_a_bundle_without_the_regions_verdicts_is_unknown_and_lists_them(tmp_pat
     assert summary["verdict"] == "unknown", summary["reasons"]
     assert any("PIP188-R07" in r and "PIP188-R08" in r for r in summary["reasons"]), summary["reasons"]
     args.exclude = ["PIP188-R07", "PIP188-R08"]
-    (tmp_path / "report.html").unlink()
     summary = build_bundle(tmp_path, run_id="narrowed", profile=get_profile("cluster-migration"), args=args,
                            deployment={"backend": "local", "file": None}, pytest_exit=0, seconds=1)
-    assert summary["verdict"] == "pass" and summary["narrowed"] == {"excluded": args.exclude}
+    assert summary["verdict"] == "pass" and summary["narrowed"] == {"excluded": args.exclude, "selected": None}
     assert "NARROWED PROFILE" in (tmp_path / "report.html").read_text()
     assert "--exclude PIP188-R07" in summary["command"]
+    # a selection of tests is a narrowing too, recorded and shown the same way
+    args.exclude, args.select = [], "not regions"
+    summary = build_bundle(tmp_path, run_id="selected", profile=get_profile("cluster-migration"), args=args,
+                           deployment={"backend": "local", "file": None}, pytest_exit=0, seconds=1)
+    assert summary["verdict"] == "unknown" and summary["narrowed"]["selected"] == "not regions"
+    assert "narrowed: only the tests matching -k 'not regions' ran" in summary["reasons"]
+    assert "--select 'not regions'" in summary["command"] and "--select" in (tmp_path / "report.html").read_text()
