@@ -61,7 +61,7 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
     counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"}}
     summary = {
         "format": "pulsar-conformance-certification/1", "run_id": run_id, "profile": profile.name,
-        "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1),
+        "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1), "interrupted": pytest_exit == 130,
         "declared": declared,
         "narrowed": ({"excluded": excluded, "selected": selected} if excluded or selected else None),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -26,7 +26,9 @@ from pulsar_conformance.output import emit, progress
 
 from .profiles import get_profile
 
-CHILD_GRACE_SECONDS = 90  # a deployment's orderly stop takes up to 30 s per cluster
+# An interrupted run owes the user a quick exit, not an orderly broker shutdown: after this the
+# tests' process group is killed and their deployments swept (JVMs killed, data discarded).
+INTERRUPT_GRACE_SECONDS = 15
 
 
 def run_certify(args) -> int:
@@ -144,27 +146,48 @@ def _pytest_command(profile, out: Path, select: str | None = None) -> list[str]:
 
 
 def _run_child(command: list[str], env: dict) -> int:
-    """Run pytest with its report on our stderr (stdout stays for --json) and wait for its teardown."""
+    """Run pytest with its report on our stderr (stdout stays for --json) and wait for its teardown.
+
+    The child runs in a process group of its own, so Ctrl-C and SIGTERM reach only this process,
+    which passes it on as SIGINT (pytest's own interrupt path) and waits ``INTERRUPT_GRACE_SECONDS``. A child whose
+    main thread is stuck in a native client call never sees that signal (seen: Client.close()
+    blocking for 12 minutes), so its whole group (pytest, the Spark JVM it started) is then
+    killed, and the deployments it owned are swept like those of any dead owner.
+    """
     progress(f"certify: {shlex.join(command)}")
-    child = subprocess.Popen(command, env=env, stdout=sys.stderr, stderr=sys.stderr)
+    child = subprocess.Popen(command, env=env, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True)
+    interrupted = []
 
-    def forward(signum, _frame):
-        child.send_signal(signum)
+    def interrupt(signum, _frame):
+        interrupted.append(signum)
+        raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, forward)
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        while True:
-            try:
-                return child.wait()
-            except KeyboardInterrupt:
-                # Ctrl-C reached the child too (same process group): let it tear the clusters
-                # down rather than dying first and orphaning them.
-                progress("certify: interrupted; waiting for the deployment to stop...")
-                try:
-                    child.wait(timeout=CHILD_GRACE_SECONDS)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    child.wait()
-                return 130
+        try:
+            return child.wait()
+        except KeyboardInterrupt:
+            progress(f"certify: interrupted; giving the tests {INTERRUPT_GRACE_SECONDS} s to stop the deployment...")
+            for sig in previous:  # a second Ctrl-C must not cut the cleanup short
+                signal.signal(sig, signal.SIG_IGN)
+            _stop_child(child)
+            return 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stop_child(child: subprocess.Popen) -> None:
+    from pulsar_conformance.fixtures.deploy import processes, state
+
+    child.send_signal(signal.SIGINT)  # pytest's own KeyboardInterrupt path tears the clusters down
+    try:
+        child.wait(timeout=INTERRUPT_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        progress(f"certify: the tests did not stop within {INTERRUPT_GRACE_SECONDS} s (a blocked native call?); "
+                 "killing them")
+    processes.kill_group(child.pid)
+    child.wait()
+    swept = state.sweep_stale(state.state_dir())
+    if swept:
+        progress(f"certify: stopped what the tests left running: {', '.join(swept)}")

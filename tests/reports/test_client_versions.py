@@ -129,8 +129,8 @@ def test_certify_child_imports_and_records_the_asked_client(old_client, state, t
         "import pulsar\n\ndef test_client():\n    assert pulsar.__version__ == '3.4.0'\n")
     real_command = certify._pytest_command
 
-    def tiny_suite(profile, out):
-        command = real_command(profile, out)  # the real options, plugins included
+    def tiny_suite(profile, out, select=None):
+        command = real_command(profile, out, select)  # the real options, plugins included
         if command[-2] == "-m":  # the profile's markers would deselect the tiny suite
             command = command[:-2]
         return [str(suite) if part.endswith("conformance") else

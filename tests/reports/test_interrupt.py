@@ -1,0 +1,73 @@
+"""Ctrl-C ends a certification within seconds even while its tests hang in a native call, and
+leaves no process behind and a bundle marked interrupted (verdict unknown)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from .conftest import CLI
+
+pytestmark = [pytest.mark.pulsar, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _alive(procs: list[psutil.Process]) -> list[str]:
+    left = []
+    for proc in procs:
+        try:
+            if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{proc.pid} {' '.join(proc.cmdline())[:160]}")
+        except psutil.NoSuchProcess:
+            continue
+    return left
+
+
+def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path):
+    out = tmp_path / "bundle"
+    env = {**os.environ, "PYTEST_ADDOPTS": "-p tests.support.hang_plugin",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([*CLI, "certify", "--profile", "smoke", "--out", str(out), "--json"], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    hung = threading.Event()
+
+    def drain():
+        for line in proc.stderr:
+            lines.append(line)
+            if line.startswith("hang-plugin:"):
+                hung.set()
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        assert hung.wait(600), "the tests never reached the deployment:\n" + "".join(lines[-40:])
+        # everything the run started: the pytest child, the brokers, the fault proxy
+        started = psutil.Process(proc.pid).children(recursive=True)
+        assert any("java" in " ".join(p.cmdline()) for p in started), [p.cmdline()[:3] for p in started]
+        interrupted_at = time.monotonic()
+        proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C delivers
+        stdout, _ = proc.communicate(timeout=180)
+        seconds = time.monotonic() - interrupted_at
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(5)
+    log = "".join(lines[-30:])
+    # the old certify waited 90 s for a teardown that a blocked child never starts, then left its JVMs
+    assert seconds < 90, f"certify took {seconds:.0f} s to stop:\n{log}"
+    assert _alive(started) == [], log
+    assert proc.returncode == 2, log
+    doc = json.loads(stdout)
+    assert doc["verdict"] == "unknown"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] is True and "the run was interrupted" in summary["reasons"], summary["reasons"]
+    assert (out / "report.html").exists()
