@@ -19,6 +19,8 @@ def register(commands) -> None:
     _spec_args(p)
     p.add_argument("--variant", help="which variant (default: the spec's default)")
     p.add_argument("--engine", choices=("z3", "hypothesis", "explore", "all"), default="all")
+    p.add_argument("--no-shrink", action="store_true",
+                   help="report Hypothesis' first failing run as found, unshrunk (much faster; z3's trace is shortest)")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("mutants", help="run every mutant; each must be killed by z3 and by Hypothesis", parents=[common])
@@ -59,7 +61,7 @@ def _budget(args):
     if args.depth < 0 or args.examples < 1 or args.steps < 1:
         raise UsageError("--depth must be >= 0, --examples and --steps >= 1", "pass sensible bounds")
     return Budget(depth=args.depth, examples=args.examples, steps=args.steps, seed=args.seed,
-                  max_states=args.max_states)
+                  max_states=args.max_states, shrink=not getattr(args, "no_shrink", False))
 
 
 def _constants(args, spec_cls) -> dict:

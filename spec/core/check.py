@@ -32,6 +32,7 @@ class Budget:
     seed: int = 0
     max_states: int = 1_000_000
     max_seconds: float = 120.0
+    shrink: bool = True  # shrink Hypothesis counterexamples (z3's BMC traces are shortest anyway)
 
 
 @dataclass
@@ -171,7 +172,8 @@ def check(spec: Spec, engines=ENGINES, budget: Budget | None = None, *, stop_at_
             report.induction = induction(spec)
     if "hypothesis" in engines:
         found, totals = run_machine_per_invariant(spec, invariants, examples=budget.examples, steps=budget.steps,
-                                                  seed=budget.seed, stop_at_first=stop_at_first)
+                                                  seed=budget.seed, stop_at_first=stop_at_first,
+                                                  shrink=budget.shrink)
         record({v.invariant: v for v in found})
         report.engines["hypothesis"] = totals
     for decl in spec.facts:
