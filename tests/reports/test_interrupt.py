@@ -43,13 +43,23 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path):
     def drain():
         for line in proc.stderr:
             lines.append(line)
-            if line.startswith("hang-plugin:"):
+            if "hang-plugin:" in line:  # after pytest -v's test id, on the same line
                 hung.set()
+
+    def stop():  # the same Ctrl-C, so a failed assertion here leaves no brokers either
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
-        assert hung.wait(600), "the tests never reached the deployment:\n" + "".join(lines[-40:])
+        deadline = time.monotonic() + 600
+        while not hung.wait(1) and proc.poll() is None and time.monotonic() < deadline:
+            pass
+        assert hung.is_set(), "the tests never reached the deployment:\n" + "".join(lines[-40:])
         # everything the run started: the pytest child, the brokers, the fault proxy
         started = psutil.Process(proc.pid).children(recursive=True)
         assert any("java" in " ".join(p.cmdline()) for p in started), [p.cmdline()[:3] for p in started]
@@ -59,7 +69,7 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path):
         seconds = time.monotonic() - interrupted_at
     finally:
         if proc.poll() is None:
-            proc.kill()
+            stop()
     reader.join(5)
     log = "".join(lines[-30:])
     # the old certify waited 90 s for a teardown that a blocked child never starts, then left its JVMs

@@ -19,5 +19,8 @@ def pytest_runtest_call(item):
     if "pulsar_deployment" not in item.fixturenames:
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    print(f"hang-plugin: {item.nodeid} now blocks in a native call", file=sys.stderr, flush=True)
+    # pytest captures the test phase's stderr; the line must reach the watching test now
+    capture = item.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        print(f"hang-plugin: {item.nodeid} now blocks in a native call", file=sys.stderr, flush=True)
     ctypes.CDLL(None).pause()
