@@ -19,6 +19,7 @@ from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
 from .geo_replication import judge
+from .harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 from .run import VerdictUnknown, record
 
 pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar, pytest.mark.spark]
@@ -108,8 +109,11 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
             _wait(lambda: counts["c-green"] >= sent and counts["c-blue"] >= sent, 120)
             time.sleep(1.0)  # late duplicates, if any, land in the capture too
     finally:
-        blue.close()
-        green.close()
+        for name, client in (("blue", blue), ("green", green)):
+            try:  # a close stuck in C++ must not hang the certification (harness/deadline.py)
+                within(CLIENT_CALL_DEADLINE_S, f"{name} client close()", client.close)
+            except Hung as hung:
+                markers.append({"ts_ns": hung.call.at_ns, "label": f"hung client call: {hung.call}"})
     (run_dir / "markers.json").write_text(json.dumps(markers, indent=2))
 
     verdict = check_capture(run_dir, engine="spark")

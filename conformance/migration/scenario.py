@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.output import progress
 
 from . import judge, observe
 from .workload import TopicLoad, Traffic
@@ -49,7 +50,8 @@ class Outcome:
         doc = {"trigger_ns": self.trigger_ns, "topics": {t: o.to_json() for t, o in self.topics.items()},
                "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
                                     "errors": h.errors[:5], "error_count": len(h.errors)}
-                           for h in self.traffic.handles}}
+                           for h in self.traffic.handles},
+               "hung_calls": [call.to_json() for call in self.traffic.hung]}
         (self.run_dir / "migration.json").write_text(json.dumps(doc, indent=2, default=str))
         (self.run_dir / "markers.json").write_text(json.dumps(self.markers, indent=2))
         (self.run_dir / "verdict.json").write_text(json.dumps(self.verdict, indent=2, default=str))
@@ -87,6 +89,10 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
             traffic.stop(drain_seconds=drain_seconds)
         finally:
             traffic.close()
+    # a client call abandoned at its deadline is a finding of its own: on the report's timeline
+    markers += [{"ts_ns": call.at_ns, "label": f"hung client call: {call}"} for call in traffic.hung]
+    for call in traffic.hung:
+        progress(f"scenario: {call}; its stack is in migration.json")
     columns = observe.read_capture(run_dir)
     topics = {}
     for load in loads:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pulsar
 
+from ..harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, HungCall, within
+
 KEYS = tuple(f"k{i}" for i in range(8))
 
 
@@ -48,6 +50,7 @@ class Handle:
     received: int = 0
     attach_error: str | None = None  # the client could not create it: no thread, no rows
     closed: threading.Event = field(default_factory=threading.Event)
+    client_closed: bool = False  # close() runs once: stop() and the scenario's finally both call it
 
 
 class Traffic:
@@ -59,6 +62,14 @@ class Traffic:
         self.handles: list[Handle] = []
         self.stop_sending = threading.Event()
         self.stop_receiving = threading.Event()
+        self.hung: list[HungCall] = []  # client calls abandoned at their deadline: evidence
+
+    def _bounded(self, seconds: float, what: str, fn):
+        try:
+            return within(seconds, what, fn)
+        except Hung as hung:
+            self.hung.append(hung.call)
+            raise
 
     # ----- starting
     def start(self) -> None:
@@ -100,13 +111,12 @@ class Traffic:
     def _handle(self, name: str, kind: str, topic: str, subscription: str | None, cluster: str) -> Handle:
         return Handle(name, kind, topic, subscription, cluster)
 
-    @staticmethod
-    def _attach(handle: Handle, create) -> bool:
+    def _attach(self, handle: Handle, create) -> bool:
         """Create the producer or consumer. A client the broker will not let attach (an old one
         on a migrated topic times out) is evidence for the verdicts, not a crash of the scenario."""
         try:
-            handle.wrapped = create()
-        except pulsar.PulsarException as error:
+            handle.wrapped = self._bounded(CLIENT_CALL_DEADLINE_S, f"{handle.name}: create", create)
+        except (pulsar.PulsarException, Hung) as error:
             handle.attach_error = f"{type(error).__name__}: {error}"
             handle.errors.append(f"attach: {handle.attach_error}")
             return False
@@ -131,7 +141,7 @@ class Traffic:
             n += 1
             time.sleep(max(0.0, began + n * interval - time.monotonic()))
         try:
-            handle.wrapped.flush()
+            self._bounded(self.send_timeout_ms / 1000 + 15, f"{handle.name}: flush()", handle.wrapped.flush)
         except Exception as error:  # noqa: BLE001 - pending sends fail with the send timeout
             handle.errors.append(f"flush: {type(error).__name__}: {error}")
 
@@ -163,7 +173,7 @@ class Traffic:
             handle.thread.join(timeout=5)
         if handle.wrapped is not None:
             try:
-                handle.wrapped.close()
+                self._bounded(CLIENT_CALL_DEADLINE_S, f"{handle.name}: consumer close()", handle.wrapped.close)
             except Exception as error:  # noqa: BLE001 - evidence, the scenario goes on
                 handle.errors.append(f"close: {type(error).__name__}: {error}")
 
@@ -198,8 +208,13 @@ class Traffic:
         self.stop_sending.set()
         self.stop_receiving.set()
         for h in self.handles:
+            if h.client is None or h.client_closed:
+                continue
+            h.client_closed = True
             try:
-                h.client.close()
+                self._bounded(CLIENT_CALL_DEADLINE_S, f"{h.name}: client close()", h.client.close)
+            except Hung as hung:
+                h.errors.append(f"close: {hung}")
             except Exception:  # noqa: BLE001, S110 - closing a client that failed is not a finding
                 pass
 
