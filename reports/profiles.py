@@ -38,6 +38,9 @@ class Profile:
     mutant_depth: int = 4
     mutant_examples: int = 40
     messages: int = 1500  # geo-replication scenario size
+    # A scenario (its deployment's start included) still running after this is stopped and has no
+    # verdict (pytest-timeout): nothing may hang a certification. The slowest today takes ~4 min.
+    scenario_timeout_s: int = 1200
     # Catalog areas this profile certifies on the deployment: every requirement of these areas
     # that has a conformance check must get a verdict, or the run is not PASS (docs/certify.md).
     areas: tuple[str, ...] = ()

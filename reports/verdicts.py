@@ -88,6 +88,9 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
                        "(narrow the profile with --exclude to certify without them)")
     if tests.get("errors"):
         reasons.append(f"{tests['errors']} test(s) broken (infrastructure or unknown verdict)")
+    if tests.get("timed_out"):
+        reasons.append(f"{tests['timed_out']} scenario(s) stopped at the time limit: no verdict "
+                       "(where each was stuck is its test's failure text)")
     if not any(r["verdict"] in ("pass", "fail", "unknown") for r in rows):
         reasons.append("no requirement was checked on the deployment")
     if not tests.get("total"):
