@@ -17,6 +17,7 @@ import pytest
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
+from pulsar_conformance.output import progress
 
 from .geo_replication import judge
 from .harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
@@ -85,9 +86,11 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
                              message_listener=_counting_listener(counts, "c-blue"))
             producer = capture.producer(blue, topic, name="p-blue", cluster="blue",
                                         batching_enabled=True, batching_max_publish_delay_ms=5)
+            progress(f"sending {3 * per_phase} messages in three phases: replication up, cut, healed")
             _phase(producer, rng, per_phase, failures)
             try:
                 pulsar_deployment.cut("blue", "green")
+                progress("replication cut blue<->green")
                 markers.append({"ts_ns": time.time_ns(), "label": "replication cut blue<->green"})
                 time.sleep(1.0)  # in-flight replication settles before we measure the silence
                 green_at_cut = counts["c-green"]
@@ -95,6 +98,7 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
                 time.sleep(1.0)
                 silent = counts["c-green"] == green_at_cut
                 pulsar_deployment.heal("blue", "green")
+                progress("replication healed")
                 markers.append({"ts_ns": time.time_ns(), "label": "replication healed"})
                 outage = {"reached": silent,
                           "why": "green received nothing while the link was cut" if silent else
@@ -116,6 +120,7 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
                 markers.append({"ts_ns": hung.call.at_ns, "label": f"hung client call: {hung.call}"})
     (run_dir / "markers.json").write_text(json.dumps(markers, indent=2))
 
+    progress("checking the capture with Spark")
     verdict = check_capture(run_dir, engine="spark")
     (run_dir / "verdict.json").write_text(json.dumps(verdict, indent=2, default=str))
     rows = judge(run_dir, verdict, outage, failures, markers)

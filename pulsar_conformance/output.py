@@ -23,8 +23,21 @@ def emit(args: Any, document: dict, text: str | Callable[[], str] | None = None)
     sys.stdout.write(text.rstrip("\n") + "\n")
 
 
+_sink: Callable[[str], None] | None = None
+
+
+def set_progress_sink(sink: Callable[[str], None] | None) -> None:
+    """Where ``progress`` writes instead of stderr: inside a pytest run, a writer past pytest's
+    capture (reports/phases.py), or a scenario's phases would only show after it ended."""
+    global _sink
+    _sink = sink
+
+
 def progress(message: str) -> None:
     """Progress for people watching a long run; always stderr so --json stays clean."""
+    if _sink is not None:
+        _sink(message.rstrip("\n"))
+        return
     sys.stderr.write(message.rstrip("\n") + "\n")
     sys.stderr.flush()
 

@@ -138,6 +138,7 @@ def _pytest_command(profile, out: Path, select: str | None = None) -> list[str]:
                f"--rootdir={suite_dir.parent}", f"--junitxml={out / 'junit.xml'}",
                f"--alluredir={out / 'allure-results'}", "-o", "junit_family=xunit2",
                "-p", "no:cacheprovider", "-p", "pulsar_conformance.reports.identity",
+               "-p", "pulsar_conformance.reports.phases",
                # SIGALRM reaches the main thread: client calls run under deadlines in threads
                # (conformance/harness/deadline.py), so the main thread is always in Python
                f"--timeout={profile.scenario_timeout_s}", "--timeout-method=signal"]

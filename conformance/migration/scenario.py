@@ -75,17 +75,20 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
         traffic = Traffic(capture, blue, loads, send_timeout_ms=send_timeout_ms)
         try:
             traffic.start()
+            progress(f"sending on {len(loads)} topic(s) through blue")
             _hook(on_start, traffic, markers)
             time.sleep(before_s)
             _hook(before_trigger, traffic, markers)
             label = trigger()
             trigger_ns = time.time_ns()
+            progress(f"triggered: {label}")
             markers.append({"ts_ns": trigger_ns, "label": label})
             if after_trigger is not None:
                 time.sleep(2.0)
                 _hook(after_trigger, traffic, markers)
             time.sleep(after_s)
             markers.append({"ts_ns": time.time_ns(), "label": "producers stop"})
+            progress("producers stopped; consumers draining")
             traffic.stop(drain_seconds=drain_seconds)
         finally:
             traffic.close()
@@ -98,7 +101,9 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     for load in loads:
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
                                     (blue_states or {}).get(load.topic))
+    progress(f"checking {len(columns['kind'])} captured events with Spark")
     verdict = _spark_verdict(run_dir, columns)
+    progress(f"Spark: {({True: 'valid', False: 'INVALID', None: 'unknown'})[verdict.get('valid')]}")
     outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
     outcome.save()
     return outcome
@@ -122,6 +127,7 @@ def _hook(hook: Hook | None, traffic: Traffic, markers: list[dict]) -> None:
     if hook is not None:
         label = hook(traffic)
         if label:
+            progress(label)
             markers.append({"ts_ns": time.time_ns(), "label": label})
 
 
