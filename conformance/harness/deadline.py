@@ -33,6 +33,11 @@ class HungCall:
         return {"call": self.what, "deadline_seconds": self.seconds, "abandoned_ns": self.at_ns, "stack": self.stack}
 
 
+# Every call abandoned in this process: its thread still sits in the library (conftest.py ends
+# such a process without the library's destructors, which could wait on the same lock).
+ABANDONED: list[HungCall] = []
+
+
 class Hung(Exception):
     def __init__(self, call: HungCall):
         super().__init__(str(call))
@@ -56,7 +61,9 @@ def within(seconds: float, what: str, fn, *args, **kwargs):
     if worker.is_alive():
         frame = sys._current_frames().get(worker.ident)
         stack = "".join(traceback.format_stack(frame)) if frame is not None else ""
-        raise Hung(HungCall(what, seconds, stack))
+        call = HungCall(what, seconds, stack)
+        ABANDONED.append(call)
+        raise Hung(call)
     if "error" in outcome:
         raise outcome["error"]
     return outcome.get("value")
