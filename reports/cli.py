@@ -1,4 +1,4 @@
-"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md)."""
+"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md) and ``compare``."""
 from __future__ import annotations
 
 
@@ -29,6 +29,19 @@ def register(commands) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
     p.add_argument("--product", default=None, help="PRODUCT.yaml product name (default from the deployment file)")
+
+
+    p = commands.add("compare", _compare,
+                     "certification bundles side by side per requirement; exit 1 when a requirement that "
+                     "passed in the first bundle fails in a later one (a regression), 2 on a bad bundle")
+    p.add_argument("bundles", nargs="+", metavar="BUNDLE", help="bundle directories (or summary.json), baseline first")
+    p.add_argument("--html", default=None, metavar="FILE", help="also write the table as an HTML page")
+
+
+def _compare(args) -> int:
+    from .compare import run_compare
+
+    return run_compare(args)
 
 
 def _certify(args) -> int:
