@@ -4,7 +4,7 @@ from __future__ import annotations
 import platform
 import time
 
-from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, UsageError
+from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit, progress
 
 
@@ -51,6 +51,8 @@ def _spec_args(p):
     p.add_argument("--steps", type=int, default=40, help="Hypothesis steps per example (default 40)")
     p.add_argument("--seed", type=int, default=0, help="Hypothesis seed, for replay (default 0)")
     p.add_argument("--max-states", type=int, default=1_000_000, help="explorer bound (default 1,000,000)")
+    p.add_argument("--max-seconds", type=float, default=600.0,
+                   help="time budget of each engine (default 600); a search it cuts short makes the check unknown (exit 2)")
     p.add_argument("--const", action="append", default=[], metavar="NAME=N",
                    help="override a constant, e.g. --const CLUSTERS=2 (repeatable)")
 
@@ -58,10 +60,11 @@ def _spec_args(p):
 def _budget(args):
     from .core.check import Budget
 
-    if args.depth < 0 or args.examples < 1 or args.steps < 1:
-        raise UsageError("--depth must be >= 0, --examples and --steps >= 1", "pass sensible bounds")
+    if args.depth < 0 or args.examples < 1 or args.steps < 1 or args.max_seconds <= 0:
+        raise UsageError("--depth must be >= 0, --examples and --steps >= 1, --max-seconds > 0", "pass sensible bounds")
     return Budget(depth=args.depth, examples=args.examples, steps=args.steps, seed=args.seed,
-                  max_states=args.max_states, shrink=not getattr(args, "no_shrink", False))
+                  max_states=args.max_states, max_seconds=args.max_seconds,
+                  shrink=not getattr(args, "no_shrink", False))
 
 
 def _constants(args, spec_cls) -> dict:
@@ -150,7 +153,7 @@ def cmd_check(args) -> int:
     progress(f"checking {spec.name} variant={spec.variant} with {', '.join(engines)}...")
     report = check(spec, engines, _budget(args))
     emit(args, report.to_json(), report.to_text)
-    return EXIT_PASS if report.ok else EXIT_FAIL
+    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(report.status, EXIT_UNKNOWN)
 
 
 def cmd_mutants(args) -> int:

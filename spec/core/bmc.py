@@ -102,13 +102,15 @@ class InductionResult:
     initiation: bool
     consecution: bool
     counterexample: Violation | None = None  # a counterexample to induction: pre-state, step, post-state
+    undecided: bool = False  # z3 answered unknown: neither proved nor refuted
 
     @property
     def inductive(self) -> bool:
         return self.initiation and self.consecution
 
     def to_json(self) -> dict:
-        return {"invariant": self.invariant, "initiation": self.initiation, "consecution": self.consecution}
+        return {"invariant": self.invariant, "initiation": self.initiation, "consecution": self.consecution,
+                "undecided": self.undecided}
 
 
 def induction(spec: Spec) -> list[InductionResult]:
@@ -124,7 +126,8 @@ def induction(spec: Spec) -> list[InductionResult]:
     for inv in lemmas:
         init_solver = z3.Solver()
         init_solver.add(*enc.init(s), *enc.domains(s), z3.Not(enc.invariant(inv, s)))
-        initiation = init_solver.check() == z3.unsat
+        init_answer = init_solver.check()
+        initiation = init_answer == z3.unsat
         step_solver = z3.Solver()
         step_solver.add(*enc.domains(s), *enc.domains(s2), enc.step(s, s2, act))
         step_solver.add(*(enc.invariant(lemma, s) for lemma in lemmas))
@@ -135,18 +138,31 @@ def induction(spec: Spec) -> list[InductionResult]:
             model = step_solver.model()
             label = spec.ground_actions[model.eval(act, model_completion=True).as_long()].label(spec)
             cti = Violation(inv.name, [enc.read_state(model, s), enc.read_state(model, s2)], [label], "z3-induction")
-        results.append(InductionResult(inv.name, initiation, answer == z3.unsat, cti))
+        results.append(InductionResult(inv.name, initiation, answer == z3.unsat, cti,
+                                       undecided=z3.unknown in (init_answer, answer)))
     return results
 
 
 @dataclass
 class FactResult:
+    """z3 on a fact: ``proved`` for all values, ``refuted`` with a counterexample, or ``unknown``
+    (z3 gave up): a third state that neither holds the fact nor breaks it, so it can neither pass a
+    check nor kill a mutant."""
+
     fact: str
-    proved: bool
+    status: str  # proved | refuted | unknown
     counterexample: dict | None = None
 
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+    @property
+    def refuted(self) -> bool:
+        return self.status == "refuted"
+
     def to_json(self) -> dict:
-        return {"fact": self.fact, "proved": self.proved, "counterexample": self.counterexample}
+        return {"fact": self.fact, "status": self.status, "proved": self.proved, "counterexample": self.counterexample}
 
 
 def prove_fact(spec: Spec, decl: FactDecl) -> FactResult:
@@ -158,15 +174,15 @@ def prove_fact(spec: Spec, decl: FactDecl) -> FactResult:
     solver.add(z3.Not(claim))
     answer = solver.check()
     if answer == z3.unsat:
-        return FactResult(decl.name, True)
+        return FactResult(decl.name, "proved")
     if answer == z3.sat:
         model = solver.model()
         values = {}
         for name, sym in symbols.items():
             got = model.eval(sym, model_completion=True)
             values[name] = z3.is_true(got) if args[name] == "bool" else got.as_long()
-        return FactResult(decl.name, False, values)
-    return FactResult(decl.name, False, {"z3": f"unknown: {solver.reason_unknown()}"})
+        return FactResult(decl.name, "refuted", values)
+    return FactResult(decl.name, "unknown", {"z3": f"unknown: {solver.reason_unknown()}"})
 
 
 def fact_arguments(decl: FactDecl) -> dict[str, str]:

@@ -70,27 +70,61 @@ class Report:
             expected = self.spec.expectation(decl)
             if expected == "n/a":
                 continue
-            observed = "holds" if z3_result.proved else "violated"
+            observed = {"proved": "holds", "refuted": "violated"}.get(z3_result.status, "unknown")
+            if hyp_cex is not None:
+                observed = "violated"  # a concrete counterexample settles what z3 could not
             # random search may miss a counterexample z3 finds, but must never find one z3 disproves
             agree = not (hyp_cex is not None and z3_result.proved)
             rows.append({
                 "fact": decl.name, "doc": decl.doc, "expected": expected, "observed": observed,
                 "ok": expected == observed and agree,
                 "z3": "proved for all values" if z3_result.proved else z3_result.counterexample,
+                "z3_status": z3_result.status,
                 "hypothesis": hyp_cex,
             })
         return rows
 
+    def budget_short(self) -> list[str]:
+        """Where the engines stopped before the budget asked for: what they did not search
+        cannot hold, so a check with any of these is unknown, never a pass."""
+        short = []
+        z3_summary = self.engines.get("z3")
+        if z3_summary and z3_summary["depth_reached"] < z3_summary["requested_depth"] \
+                and z3_summary["stopped_by"] != "violation":
+            short.append(f"z3 BMC reached depth {z3_summary['depth_reached']} of {z3_summary['requested_depth']} "
+                         f"({z3_summary['stopped_by'] or 'stopped'})")
+        explored = self.engines.get("explore")
+        if explored and explored["stopped_by"] == "max_seconds":
+            short.append(f"the explorer ran out of time after {explored['distinct_states']} states "
+                         f"(depth {explored['depth']})")
+        short += [f"z3 could not decide whether {r.invariant} is inductive" for r in self.induction if r.undecided]
+        short += [f"z3 could not decide fact {r['fact']}" for r in self.fact_rows() if r["observed"] == "unknown"]
+        return short
+
+    @property
+    def status(self) -> str:
+        """pass | fail | unknown. A property expected to hold that some engine broke fails
+        whatever the budget; otherwise a search that stopped short is unknown."""
+        rows = self.invariant_rows() + self.fact_rows()
+        broken = [r for r in rows if r["expected"] == "holds" and r["observed"] == "violated"]
+        disagree = [r for r in self.fact_rows() if r["observed"] != "unknown" and not r["ok"]]
+        refuted_induction = [r for r in self.induction if not r.undecided and not r.inductive]
+        if broken or disagree or refuted_induction:
+            return "fail"
+        if self.budget_short():
+            return "unknown"
+        return "pass" if all(r["ok"] for r in rows) and all(r.inductive for r in self.induction) else "fail"
+
     @property
     def ok(self) -> bool:
-        rows_ok = all(r["ok"] for r in self.invariant_rows()) and all(r["ok"] for r in self.fact_rows())
-        induction_ok = all(r.inductive for r in self.induction)
-        return rows_ok and induction_ok
+        return self.status == "pass"
 
     def to_json(self) -> dict:
         return {
             **self.spec.identity(),
             "ok": self.ok,
+            "status": self.status,
+            "budget_short": self.budget_short(),
             "seconds": round(self.seconds, 3),
             "derived": self.spec.describe_constants(),
             "engines": self.engines,
@@ -131,7 +165,10 @@ class Report:
             if name not in shown:
                 shown.add(name)
                 lines.append(_indent(violation_table(s, best)))
-        lines.append(f"  => {'PASS' if self.ok else 'FAIL'} in {self.seconds:.1f}s")
+        short = self.budget_short()
+        if short and self.status == "unknown":
+            lines.append(f"  budget not reached: {'; '.join(short)} (raise --max-seconds, or lower --depth/--max-states)")
+        lines.append(f"  => {self.status.upper()} in {self.seconds:.1f}s")
         return "\n".join(lines)
 
 

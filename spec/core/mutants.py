@@ -49,7 +49,7 @@ def run_mutants(spec_cls: type[Spec], budget: Budget, constants: dict | None = N
 def _z3(spec, invariants, facts, budget) -> list[str]:
     found = []
     for decl in facts:
-        if not prove_fact(spec, decl).proved:
+        if prove_fact(spec, decl).refuted:  # z3 "unknown" is no kill
             found.append(decl.name)
     if invariants:
         # only the claimed invariants are searched, and the search goes on until each of them

@@ -54,5 +54,14 @@ def test_a_surviving_mutant_fails_the_mutants_command(monkeypatch):
     class Lying(ClientFailover):
         MUTANTS = (Mutant("switch-without-probe", "claims the wrong invariant", ("escape_dead_secondary",), "cpp"),)
 
-    report = run_mutants(Lying, Budget(depth=6, examples=40, steps=30))
-    assert not report["ok"]
+    class Honest(ClientFailover):  # the control: the same mutant, claiming what it does break
+        MUTANTS = (Mutant("switch-without-probe", "claims what it breaks", ("switch_only_to_reachable",), "cpp"),)
+
+    budget = Budget(depth=6, examples=40, steps=30)
+    # judged on the mutant's own row: with a single mutant, "ok" is false anyway (the coverage
+    # table has invariants no mutant breaks), so it could not tell a kill from a survival
+    (lying,) = run_mutants(Lying, budget)["mutants"]
+    assert lying["killed"] is False and lying["breaks_what_it_claims"] is False, lying
+    (honest,) = run_mutants(Honest, budget)["mutants"]
+    assert honest["killed"] is True and honest["breaks_what_it_claims"] is True, honest
+    assert honest["z3"]["broke"] == honest["hypothesis"]["broke"] == ["switch_only_to_reachable"]
