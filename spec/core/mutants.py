@@ -1,7 +1,9 @@
 """Mutation testing of a spec: every mutant must be killed by z3 and by Hypothesis.
 
 A mutant is killed by an engine when that engine finds a violation of an invariant (or a
-fact) that is expected to hold in the mutant's variant. The report also says, for every
+fact) that is expected to hold in the mutant's variant, and that the unmutated variant does not
+break at the same budget (its baseline, searched once per variant for every property its
+mutants claim): a property the baseline breaks too would "kill" every mutant for free. The report also says, for every
 invariant expected to hold somewhere, which mutants break it: an invariant no mutant
 breaks is an invariant nobody has shown can fail.
 """
@@ -17,19 +19,20 @@ from .model import Spec
 
 def run_mutants(spec_cls: type[Spec], budget: Budget, constants: dict | None = None, only: str | None = None) -> dict:
     constants = constants or {}
+    chosen = [m for m in spec_cls.MUTANTS if not only or m.name == only]
+    baselines = _baselines(spec_cls, chosen, constants, budget)
     rows = []
-    for mutant in spec_cls.MUTANTS:
-        if only and mutant.name != only:
-            continue
+    for mutant in chosen:
         spec = spec_cls(variant=mutant.variant, mutant=mutant.name, **constants)
+        baseline = baselines[spec.variant]
         # the search aims at what the mutant claims to break; a mutant that breaks something
         # else instead shows up as "breaks_what_it_claims": false
         claimed = set(mutant.breaks)
         invariants = [i for i in spec.invariants if spec.expectation(i) == "holds" and i.name in claimed]
         facts = [f for f in spec.facts if spec.expectation(f) == "holds" and f.name in claimed]
         started = time.perf_counter()
-        z3_found = _z3(spec, invariants, facts, budget)
-        hyp_found = _hypothesis(spec, invariants, facts, budget)
+        z3_found = [p for p in _z3(spec, invariants, facts, budget) if p not in baseline["broke"]]
+        hyp_found = [p for p in _hypothesis(spec, invariants, facts, budget) if p not in baseline["broke"]]
         rows.append({
             "mutant": mutant.name,
             "variant": spec.variant,
@@ -39,11 +42,31 @@ def run_mutants(spec_cls: type[Spec], budget: Budget, constants: dict | None = N
             "hypothesis": {"killed": bool(hyp_found), "broke": hyp_found},
             "killed": bool(z3_found) and bool(hyp_found),
             "breaks_what_it_claims": bool(set(mutant.breaks) & (set(z3_found) | set(hyp_found))),
+            "baseline_broke": sorted(set(mutant.breaks) & set(baseline["broke"])),
             "seconds": round(time.perf_counter() - started, 2),
         })
     coverage = _coverage(spec_cls, constants, rows)
-    ok = all(r["killed"] and r["breaks_what_it_claims"] for r in rows) and all(c["broken_by"] for c in coverage)
-    return {"spec": spec_cls.name, "ok": ok, "mutants": rows, "coverage": coverage}
+    ok = (all(r["killed"] and r["breaks_what_it_claims"] for r in rows) and all(c["broken_by"] for c in coverage)
+          and not any(b["broke"] for b in baselines.values()))
+    return {"spec": spec_cls.name, "ok": ok, "mutants": rows, "coverage": coverage, "baselines": baselines}
+
+
+def _baselines(spec_cls, mutants, constants, budget) -> dict[str, dict]:
+    """Per variant: what the unmutated spec breaks among the properties its mutants claim, with
+    both engines at the mutants' budget. Empty is the only sound ground for a kill."""
+    claimed: dict[str, set] = {}
+    for mutant in mutants:
+        variant = spec_cls(variant=mutant.variant, **constants).variant
+        claimed.setdefault(variant, set()).update(mutant.breaks)
+    out = {}
+    for variant, names in claimed.items():
+        spec = spec_cls(variant=variant, **constants)
+        invariants = [i for i in spec.invariants if spec.expectation(i) == "holds" and i.name in names]
+        facts = [f for f in spec.facts if spec.expectation(f) == "holds" and f.name in names]
+        started = time.perf_counter()
+        broke = sorted(set(_z3(spec, invariants, facts, budget)) | set(_hypothesis(spec, invariants, facts, budget)))
+        out[variant] = {"checked": sorted(names), "broke": broke, "seconds": round(time.perf_counter() - started, 2)}
+    return out
 
 
 def _z3(spec, invariants, facts, budget) -> list[str]:
@@ -84,6 +107,9 @@ def _coverage(spec_cls, constants, rows) -> list[dict]:
 
 def mutants_text(report: dict) -> str:
     lines = [f"mutants of {report['spec']}:"]
+    for variant, b in report.get("baselines", {}).items():
+        state = f"BREAKS {', '.join(b['broke'])}: no kill of these counts" if b["broke"] else "holds"
+        lines.append(f"  baseline {variant}: {state} ({len(b['checked'])} properties, {b['seconds']}s)")
     for r in report["mutants"]:
         mark = "killed  " if r["killed"] and r["breaks_what_it_claims"] else "SURVIVED"
         lines.append(f"  [{mark}] {r['mutant']} ({r['variant']}): z3 broke {r['z3']['broke'] or 'nothing'}; "
