@@ -6,6 +6,7 @@ directly (``pytest conformance``), the tests use the smoke profile and a tempora
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -47,6 +48,14 @@ class CertifyRun:
 _lock = threading.Lock()
 
 
+@functools.cache
+def catalog_requirements() -> tuple:
+    """The spec catalog's requirements and the conformance suite's own (same schema)."""
+    from pulsar_conformance.spec.catalog import load
+
+    return tuple(load().requirements + load(Path(__file__).parent / "catalog").requirements)
+
+
 def verdict_of(ok: bool | None) -> str:
     """True, False, None (could not decide) as a verdict."""
     return {True: "pass", False: "fail", None: "unknown"}[ok]
@@ -64,6 +73,13 @@ def record(run: CertifyRun, *, check: str, kind: str, requirements: list[str], v
         raise ValueError(f"verdict must be one of {VERDICTS}, not {verdict!r}")
     if kind not in ("deployment", "model"):
         raise ValueError(f"kind must be deployment or model, not {kind!r}")
+    # a mistyped id would otherwise vanish from the report: its requirement would look "not run"
+    known = {req.id for req in catalog_requirements()}
+    unknown = sorted(set(requirements) - known)
+    if unknown or (kind == "deployment" and not requirements):
+        raise ValueError(f"check {check!r} names requirement(s) {unknown or '(none)'} that no catalog has "
+                         "(spec/catalog/*.yaml, conformance/catalog/*.yaml); fix the id "
+                         "(`pulsar-conformance spec catalog` lists them)")
     row = {"check": check, "kind": kind, "requirements": sorted(requirements), "verdict": verdict,
            "evidence": evidence, "test": test, "details": details or {}}
     with _lock, open(run.out / "checks.jsonl", "a") as handle:

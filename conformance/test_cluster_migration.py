@@ -65,7 +65,7 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     rec = Recorder(certify_run, request, out)
     judge_topics(rec, out, [loads[0].topic], "namespace-migration")
     judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
-    record_traces(rec, out, "namespace-migration")
+    record_traces(rec, out, "namespace-migration", topics=[loads[0].topic])
     blue_policy = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{moving}")
     green_policy = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{moving}")
     rec("namespace-migration/state-local", ["PIP188-R06", "PIP188-R12"],

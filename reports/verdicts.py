@@ -33,10 +33,9 @@ def load_checks(out: Path) -> list[dict]:
 
 def load_requirements() -> list:
     """The spec catalog plus the conformance suite's own requirements (same schema)."""
-    import pulsar_conformance.conformance as suites
-    from pulsar_conformance.spec.catalog import load
+    from pulsar_conformance.conformance.run import catalog_requirements
 
-    return load().requirements + load(Path(suites.__file__).parent / "catalog").requirements
+    return list(catalog_requirements())
 
 
 def requirement_rows(requirements, checks: list[dict]) -> list[dict]:

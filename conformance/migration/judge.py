@@ -23,6 +23,8 @@ class ProducerFigures:
     redirect_s: float | None  # trigger -> first send stored on green
     longest_gap_s: float  # longest time without a successful send, over the producer's life
     order_violations: list[str] = field(default_factory=list)
+    # failed sends from the trigger on: what the client gave up on instead of re-sending to green
+    errors_after_trigger: int = 0
 
 
 @dataclass
@@ -43,10 +45,13 @@ def producer_figures(sends: list[dict], errors: list[dict], place: Placement, tr
     by_producer: dict[str, list[dict]] = defaultdict(list)
     for row in sends:
         by_producer[row["producer"]].append(row)
-    err_count = defaultdict(int)
+    err_count, late_errors = defaultdict(int), defaultdict(int)
     for row in errors:
         err_count[row["producer"]] += 1
-    for name, mine in sorted(by_producer.items()):
+        late_errors[row["producer"]] += row["ts_ns"] >= trigger_ns
+    # a producer whose every send failed has no send_ok row, and is judged all the same
+    for name in sorted(set(by_producer) | set(err_count)):
+        mine = by_producer.get(name, [])
         where = [place.by_uid[r["uid"]] for r in mine]
         green_ts = [r["ts_ns"] for r, w in zip(mine, where, strict=True) if w == "green"]
         times = sorted(r["ts_ns"] for r in mine)
@@ -54,7 +59,8 @@ def producer_figures(sends: list[dict], errors: list[dict], place: Placement, tr
         violations = _order_violations(mine, where)
         out.append(ProducerFigures(
             name, len(mine), err_count[name], where.count("blue"), where.count("green"),
-            round((min(green_ts) - trigger_ns) / 1e9, 3) if green_ts else None, round(gap, 3), violations))
+            round((min(green_ts) - trigger_ns) / 1e9, 3) if green_ts else None, round(gap, 3), violations,
+            late_errors[name]))
     return out
 
 

@@ -40,7 +40,11 @@ def blue_log(deployment) -> str:
 
 
 def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_migrated: bool = True) -> None:
-    """Producer redirect and order, subscription drain, per requirement, for ``topics``."""
+    """Producer redirect and order, subscription drain, per requirement, for ``topics``.
+
+    ``expect_migrated=False``: topics beside a migrated namespace. They judge only that they
+    stayed (PIP188-R06); the migration's own requirements say nothing about a topic that did not
+    migrate, and a pass recorded there would be a pass of what was never exercised."""
     spark = out.verdict["anomalies"]
     for topic in topics:
         o = out.topics[topic]
@@ -48,29 +52,39 @@ def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_m
         if o.placement.problems:
             rec(f"{prefix}/{short}/placement", ["PIP188-R03"], None, "; ".join(o.placement.problems))
             continue
+        if not expect_migrated:
+            _judge_stayed(rec, o, f"{prefix}/{short}")
+            continue
         for p in o.producers:
             figures = {"redirect_s": p.redirect_s, "longest_gap_s": p.longest_gap_s, "on_blue": p.on_blue,
-                       "on_green": p.on_green, "send_errors": p.send_errors}
-            if expect_migrated:
-                rec(f"{prefix}/{short}/{p.name}/redirected", ["PIP188-R03"], p.on_green > 0,
-                    f"{p.on_blue} sends stored on blue, {p.on_green} on green, {p.send_errors} failed sends; "
-                    f"redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s",
-                    **figures)
-            else:
-                rec(f"{prefix}/{short}/{p.name}/stayed", ["PIP188-R06"], p.on_green == 0 and p.on_blue > 0,
-                    f"namespace not migrated: {p.on_blue} sends stored on blue, {p.on_green} on green", **figures)
-            rec(f"{prefix}/{short}/{p.name}/order", ["PIP188-R01"], not p.order_violations,
-                "; ".join(p.order_violations) or f"seq order kept: blue stored 1..{p.on_blue}, green the rest after it",
+                       "on_green": p.on_green, "send_errors": p.send_errors,
+                       "errors_after_trigger": p.errors_after_trigger}
+            # re-sending what blue did not persist: on green, and nothing given up at the switch
+            rec(f"{prefix}/{short}/{p.name}/redirected", ["PIP188-R03"], p.on_green > 0 and not p.errors_after_trigger,
+                f"{p.on_blue} sends stored on blue, {p.on_green} on green, {p.send_errors} failed sends "
+                f"({p.errors_after_trigger} from the trigger on"
+                + (", sends the client gave up on instead of re-sending them to green)" if p.errors_after_trigger else ")")
+                + f"; redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s",
+                **figures)
+            rec(f"{prefix}/{short}/{p.name}/order", ["PIP188-R01"], _crossed(not p.order_violations, p.on_green),
+                "; ".join(p.order_violations) or f"seq order kept: blue stored 1..{p.on_blue}, green the rest after it"
+                + ("" if p.on_green else "; nothing was stored on green, so the switch was not crossed"),
                 **figures)
         for s in o.subscriptions:
             if s.created_after_trigger:
                 continue  # judged by new-subscription-via-blue
-            ok = not s.drain_violations and s.blue_missing == 0
+            problems = s.drain_violations + ([f"{s.blue_missing} blue messages never delivered"] if s.blue_missing else [])
+            # drained before green is a statement about the switch: without a delivery from green
+            # the consumer never switched, and its blue-only deliveries show nothing either way
+            ok = False if s.drain_violations else (None if not s.from_green else not s.blue_missing)
             rec(f"{prefix}/{short}/{s.name}/drained-before-green", ["PIP188-R02", "PIP188-R04"], ok,
-                "; ".join(s.drain_violations + ([f"{s.blue_missing} blue messages never delivered"] if s.blue_missing else []))
+                "; ".join(problems)
                 or f"{s.from_blue} from blue, then {s.from_green} from green; consumer redirects {s.redirect_s} s after the trigger; "
-                   f"{s.duplicates_after_redirect} duplicates after the redirect",
+                   f"{s.duplicates_after_redirect} duplicates after the redirect"
+                + ("" if s.from_green else "; nothing was read from green, so the switch was not observed"),
                 redirect_s=s.redirect_s, duplicates_after_redirect=s.duplicates_after_redirect)
+    if not expect_migrated:
+        return  # the capture's anomaly classes are judged once, with the migrated topics
     for classes, requirement in ((("lost",), "PIP188-R03"), (("nonmonotonic",), "PIP188-R01"),
                                  (("duplicate", "redelivered_after_ack"), "PIP188-R15")):
         found = {k: spark[k]["count"] for k in classes if spark.get(k, {}).get("count")}
@@ -78,6 +92,21 @@ def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_m
         rec(f"{prefix}/spark/{'+'.join(classes)}", [requirement], ok,
             f"Spark over {out.verdict['events']} captured events: {found or 'none'} of {', '.join(classes)}",
             examples={k: spark[k]["examples"][:2] for k in found})
+
+
+def _crossed(ok: bool, on_green: int) -> bool | None:
+    """A pass needs the switch to green to have happened; a violation stands regardless."""
+    return False if not ok else (True if on_green else None)
+
+
+def _judge_stayed(rec: Recorder, o, prefix: str) -> None:
+    for p in o.producers:
+        rec(f"{prefix}/{p.name}/stayed", ["PIP188-R06"], p.on_green == 0 and p.on_blue > 0,
+            f"namespace not migrated: {p.on_blue} sends stored on blue, {p.on_green} on green",
+            on_blue=p.on_blue, on_green=p.on_green, send_errors=p.send_errors)
+    for s in o.subscriptions:
+        rec(f"{prefix}/{s.name}/stayed", ["PIP188-R06"], s.from_green == 0 and s.from_blue > 0,
+            f"namespace not migrated: subscription {s.name} read {s.from_blue} from blue, {s.from_green} from green")
 
 
 def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> None:
@@ -113,7 +142,7 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
 
 
 def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = frozenset(),
-                  auto_create: bool = True) -> None:
+                  auto_create: bool = True, topics: list[str] | None = None) -> None:
     """Trace validation (migration/trace.py): each (producer, subscription) of the run,
     projected onto the cluster-migration spec, must be one of its behaviours.
 
@@ -121,6 +150,9 @@ def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = f
     arrives, at the latest position; a subscription whose consumer starts at Earliest is created
     from green's start, which is what the auto-create variant models. Pairs the spec has nothing
     to say about (several Shared consumers, subscriptions created after the trigger) are left out.
+    ``topics``: the migrated topics (default: all of the run); a topic that stayed is no trace of a
+    migration. A pair whose subscription read nothing from green is a prefix of every behaviour,
+    so it is unknown unless it already broke the spec.
     """
     from . import trace
 
@@ -128,5 +160,13 @@ def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = f
         for r in trace.validate_outcome(out.run_dir, variant=variant):
             subscription = r["check"].split("/")[-2]
             wanted = "auto-create" if auto_create or subscription not in latest else "no-auto-create"
+            if topics is not None and r["topic"] not in topics:
+                continue
             if r["modelled"] and variant == wanted:
-                rec(f"{prefix}/{r['check']}", r["requirements"], r["ok"], r["evidence"], **r["figures"])
+                ok = r["ok"]
+                read = {x.name: x.from_green for x in out.topics[r["topic"]].subscriptions} if r["topic"] in out.topics else {}
+                crossed = read.get(subscription, 0) > 0
+                evidence = r["evidence"] + ("" if crossed or ok is False else
+                                            "; nothing was read from green, so the switch was not observed")
+                rec(f"{prefix}/{r['check']}", r["requirements"], ok if crossed or ok is False else None, evidence,
+                    **r["figures"])

@@ -173,3 +173,18 @@ def test_a_bundle_without_the_regions_verdicts_is_unknown_and_lists_them(tmp_pat
     assert summary["verdict"] == "unknown" and summary["narrowed"]["selected"] == "not regions"
     assert "narrowed: only the tests matching -k 'not regions' ran" in summary["reasons"]
     assert "--select 'not regions'" in summary["command"] and "--select" in (tmp_path / "report.html").read_text()
+
+
+def test_a_mistyped_requirement_id_is_refused_not_dropped(tmp_path):
+    """The old record() wrote any id; the report, which knows only the catalog's, dropped the row
+    and the requirement looked "not run". Now the check that names it cannot be recorded."""
+    from pulsar_conformance.conformance.run import CertifyRun, record
+
+    run = CertifyRun(out=tmp_path, profile="smoke", seed=1)
+    with pytest.raises(ValueError, match=r"PIP188-R3'\].*no catalog has.*spec catalog"):
+        record(run, check="typo", kind="deployment", requirements=["PIP188-R3"], verdict="pass", evidence="e", test="t")
+    with pytest.raises(ValueError, match="no catalog has"):
+        record(run, check="judges nothing", kind="deployment", requirements=[], verdict="pass", evidence="e", test="t")
+    assert not (tmp_path / "checks.jsonl").exists()
+    record(run, check="control", kind="deployment", requirements=["PIP188-R03"], verdict="pass", evidence="e", test="t")
+    assert len((tmp_path / "checks.jsonl").read_text().splitlines()) == 1

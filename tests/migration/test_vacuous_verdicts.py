@@ -1,0 +1,168 @@
+"""No migration verdict passes on what the run did not show (issue 11 items 2 and 3).
+
+The judges run offline on a real recorded run (tests/data/migration/cluster-migration-3.13.0),
+edited the way a weaker run would look: a consumer that never read from green, a topic that did
+not migrate, a producer that gave up sends at the switch. Each edit made the old judges record a
+pass; the unedited run is the control, which passes.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from pulsar_conformance.conformance.migration import judge, scenario, trace
+from pulsar_conformance.conformance.migration.verdicts import judge_topics, record_traces
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "migration" / "cluster-migration-3.13.0"
+EXCLUSIVE = "persistent://mig/live/exclusive"
+PRODUCER = "p-live-exclusive"
+
+
+@pytest.fixture(scope="module")
+def run() -> trace.CapturedRun:
+    return trace.load_run(DATA)
+
+
+def outcome(run: trace.CapturedRun) -> SimpleNamespace:
+    """What ``scenario.run`` hands the judges, rebuilt from the saved run's files."""
+    topics = {}
+    for topic in run.topics:
+        place = run.placement(topic)
+        subs = []
+        for sub in run.subscriptions(topic):
+            figures = judge.subscription_figures(sub, run.receives(topic, sub), run.acks(topic, sub), place, run.trigger_ns)
+            figures.created_after_trigger = (topic, sub) in run.late_subs
+            subs.append(figures)
+        producers = judge.producer_figures(run.sends(topic), run.failed_sends(topic), place, run.trigger_ns)
+        topics[topic] = scenario.TopicOutcome(topic, *run.states[topic], place, producers, subs)
+    return SimpleNamespace(topics=topics, run_dir=run.run_dir,
+                           verdict=json.loads((DATA / "verdict.json").read_text()))
+
+
+def recorded(call, *args, **kwargs) -> dict[str, tuple[list[str], bool | None, str]]:
+    rows: dict[str, tuple[list[str], bool | None, str]] = {}
+
+    def rec(check, requirements, ok, evidence, **details):
+        assert check not in rows, f"{check} recorded twice"
+        rows[check] = (requirements, ok, evidence)
+
+    call(rec, *args, **kwargs)
+    return rows
+
+
+def edited(run: trace.CapturedRun, keep) -> trace.CapturedRun:
+    cols = run.columns
+    rows = [i for i in range(len(cols["ts_ns"])) if keep({name: cols[name][i] for name in cols})]
+    return run.with_columns({name: [values[i] for i in rows] for name, values in cols.items()})
+
+
+def on_green(run: trace.CapturedRun, row: dict) -> bool:
+    """A receive or ack of a message green stored (the placement of its send)."""
+    return run.placement(row["topic"]).by_uid.get(row["uid"]) == "green"
+
+
+def saved(run: trace.CapturedRun, tmp_path: Path) -> trace.CapturedRun:
+    """``run`` written back as a run directory, for the judges that read one (trace validation)."""
+    out = tmp_path / "run"
+    (out / "events").mkdir(parents=True)
+    for name in ("manifest.json", "migration.json", "verdict.json"):
+        shutil.copy(DATA / name, out / name)
+    schema = ds.dataset(str(DATA / "events"), format="parquet").schema
+    pq.write_table(pa.Table.from_pydict(run.columns, schema=schema), out / "events" / "part-0.parquet")
+    return trace.load_run(out)
+
+
+# ------------------------------------------------------------------ the control
+
+
+def test_the_real_run_passes_redirect_order_and_drain(run):
+    rows = recorded(judge_topics, outcome(run), run.topics, "cluster-migration")
+    judged = {c: v for c, v in rows.items() if "/spark/" not in c}
+    assert judged and all(ok is True for _, ok, _ in judged.values()), \
+        {c: e for c, (_, ok, e) in judged.items() if ok is not True}
+    assert rows["cluster-migration/exclusive/slow/drained-before-green"][1] is True
+
+
+# ------------------------------------------------------------------ item 2
+
+
+def test_a_consumer_that_never_read_from_green_is_unknown_not_drained(run, tmp_path):
+    """slow of the Exclusive topic loses every delivery from green: it drained blue and never
+    switched, which says nothing about draining before the switch (the old judge passed it)."""
+    blue_only = edited(run, lambda r: not (r["topic"] == EXCLUSIVE and r["subscription"] == "slow"
+                                           and r["kind"] in ("receive", "ack") and on_green(run, r)))
+    rows = recorded(judge_topics, outcome(blue_only), [EXCLUSIVE], "cluster-migration")
+    requirements, ok, evidence = rows["cluster-migration/exclusive/slow/drained-before-green"]
+    assert requirements == ["PIP188-R02", "PIP188-R04"] and ok is None, evidence
+    assert "nothing was read from green" in evidence
+    assert rows["cluster-migration/exclusive/fast/drained-before-green"][1] is True  # untouched: still judged
+    # its trace is a prefix of every behaviour of the spec: unknown too
+    out = outcome(saved(blue_only, tmp_path))
+    traces = recorded(record_traces, out, "cluster-migration", topics=[EXCLUSIVE])
+    assert traces["cluster-migration/exclusive/p-live-exclusive/slow/trace"][1] is None
+    assert traces["cluster-migration/exclusive/p-live-exclusive/fast/trace"][1] is True
+
+
+def test_a_drain_violation_without_green_reads_still_fails(run):
+    """unknown is for the unobserved switch only: a consumer reading green before blue is drained fails."""
+    cols = {name: list(values) for name, values in run.columns.items()}
+    receives = [i for i in range(len(cols["ts_ns"])) if cols["kind"][i] == "receive" and cols["topic"][i] == EXCLUSIVE
+                and cols["subscription"][i] == "slow"]
+    first_green = next(i for i in receives if on_green(run, {name: cols[name][i] for name in cols}))
+    cols["ts_ns"][first_green] = run.trigger_ns - 1  # read from green before the trigger: before blue drained
+    rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    assert rows["cluster-migration/exclusive/slow/drained-before-green"][1] is False
+
+
+def test_a_topic_that_did_not_migrate_judges_only_that_it_stayed(run, tmp_path):
+    """The namespace scenario's 'staying' topic: the old judge recorded R01, R02 and R04 passes on it."""
+    stayed = edited(run, lambda r: not (r["topic"] == EXCLUSIVE and on_green(run, r)))
+    rows = recorded(judge_topics, outcome(stayed), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
+    assert rows and {q for requirements, _, _ in rows.values() for q in requirements} == {"PIP188-R06"}, rows
+    assert all(ok is True for _, ok, _ in rows.values()), rows
+    assert "namespace-migration/exclusive/p-live-exclusive/stayed" in rows
+    assert "namespace-migration/exclusive/slow/stayed" in rows
+    # and the topic that did migrate, judged as one that should have stayed, fails
+    moved = recorded(judge_topics, outcome(run), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
+    assert moved["namespace-migration/exclusive/p-live-exclusive/stayed"][1] is False
+    # its traces are not migration traces: left out when the scenario names the migrated topics
+    out = outcome(saved(stayed, tmp_path))
+    others = [t for t in run.topics if t != EXCLUSIVE]
+    traces = recorded(record_traces, out, "namespace-migration", topics=others)
+    assert traces and not any(check.startswith("namespace-migration/exclusive/") for check in traces)
+
+
+# ------------------------------------------------------------------ item 3
+
+
+def test_a_producer_that_gives_up_sends_at_the_switch_fails_r03(run):
+    """A client that fails its pending sends at the switch instead of re-sending them to green:
+    the old judge passed it on 'some sends reached green' alone."""
+    cols = {name: list(values) for name, values in run.columns.items()}
+    template = next(i for i in range(len(cols["ts_ns"])) if cols["kind"][i] == "send_ok"
+                    and cols["producer"][i] == PRODUCER and cols["ts_ns"][i] > run.trigger_ns)
+    for name in cols:
+        cols[name].append(cols[name][template])
+    cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_unknown", None, "gave-up-at-switch"
+    rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    requirements, ok, evidence = rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"]
+    assert requirements == ["PIP188-R03"] and ok is False, evidence
+    assert "1 from the trigger on" in evidence and "gave up on" in evidence
+
+
+def test_a_failed_send_before_the_trigger_is_not_the_switch(run):
+    cols = {name: list(values) for name, values in run.columns.items()}
+    template = next(i for i in range(len(cols["ts_ns"])) if cols["kind"][i] == "send_ok"
+                    and cols["producer"][i] == PRODUCER and cols["ts_ns"][i] < run.trigger_ns)
+    for name in cols:
+        cols[name].append(cols[name][template])
+    cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_err", None, "failed-before"
+    rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    assert rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"][1] is True
