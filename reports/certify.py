@@ -90,8 +90,7 @@ def _deployment_option(value: str | None) -> dict:
         if not ok:
             raise UsageError(f"--deployment containers needs a Docker engine: {why}",
                              "start Docker, or use --deployment local (the default) or an external FILE")
-        raise UsageError("--deployment containers is not wired into the conformance fixtures yet",
-                         "use --deployment local (the default) or an external FILE")
+        return {"backend": "containers", "file": None}
     path = Path(value)
     if not path.is_file():
         raise UsageError(f"deployment file {value} does not exist",
@@ -123,6 +122,7 @@ def _child_env(args, profile, deployment: dict, out: Path) -> dict:
     env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = profile.name
     env["PULSAR_CONFORMANCE_SEED"] = str(args.seed)
     env.pop("PULSAR_CONFORMANCE_EXTERNAL", None)
+    env["PULSAR_CONFORMANCE_BACKEND"] = "containers" if deployment["backend"] == "containers" else "local"
     if deployment["file"]:
         env["PULSAR_CONFORMANCE_EXTERNAL"] = deployment["file"]
     if args.pulsar_version:
@@ -193,5 +193,8 @@ def _stop_child(child: subprocess.Popen) -> None:
     processes.kill_group(child.pid)
     child.wait()
     swept = state.sweep_stale(state.state_dir())
+    from pulsar_conformance.fixtures.deploy.containers import sweep_orphans
+
+    sweep_orphans(state.state_dir())  # the containers and the engine of a containers run
     if swept:
         progress(f"certify: stopped what the tests left running: {', '.join(swept)}")
