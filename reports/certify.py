@@ -86,7 +86,7 @@ def _deployment_option(value: str | None) -> dict:
     if value == "containers":
         from pulsar_conformance.fixtures.deploy.containers import docker_available
 
-        ok, why = docker_available()
+        ok, why = docker_available(install=True)
         if not ok:
             raise UsageError(f"--deployment containers needs a Docker engine: {why}",
                              "start Docker, or use --deployment local (the default) or an external FILE")

@@ -5,7 +5,6 @@ the tests skip, saying why, only when it is missing and apt-get cannot install i
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,20 +14,13 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 
 
 def ensure_chromium() -> tuple[str | None, str]:
+    from pulsar_conformance.fixtures.deploy.debian import install
+
     found = shutil.which("chromium")
     if found:
         return found, ""
-    if not shutil.which("apt-get"):
-        return None, "chromium is not installed and apt-get is not available to install it"
-    if os.geteuid() != 0:
-        return None, "chromium is not installed and installing it with apt-get needs root"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-qq"],
-                    ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"]):
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            return None, f"{' '.join(command)} failed: {done.stderr.strip()[-300:]}"
-    return shutil.which("chromium"), ""
+    why = install(["chromium"], needed_for="looking at reports in a browser")
+    return (None, why) if why else (shutil.which("chromium"), "")
 
 
 def screenshot(browser: str, html: Path, png: Path, profile_dir: Path, *, width=1300, height=2400) -> None:

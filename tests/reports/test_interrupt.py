@@ -31,12 +31,32 @@ def _alive(procs: list[psutil.Process]) -> list[str]:
     return left
 
 
-def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path):
+def _containers_left() -> list[str]:
+    from pulsar_conformance.fixtures.deploy.containers import LABEL
+
+    done = subprocess.run(["docker", "ps", "-a", "--format", "{{.Names}} {{.Status}}", "--filter", f"label={LABEL}"],
+                          capture_output=True, text=True)
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("backend", ["local", "containers"])
+def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path, backend):
+    from pulsar_conformance.fixtures.deploy import docker_engine, processes
+
+    if backend == "containers":
+        from pulsar_conformance.fixtures.deploy.containers import docker_available
+
+        from ..support.tools import unavailable
+
+        ok, why = docker_available(install=True)
+        if not ok:
+            unavailable("a Docker engine", why)
+        engine_before = docker_engine.ping() is not None
     out = tmp_path / "bundle"
     env = {**os.environ, "PYTEST_ADDOPTS": "-p tests.support.hang_plugin",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen([*CLI, "certify", "--profile", "smoke", "--out", str(out), "--json"], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*CLI, "certify", "--profile", "smoke", "--deployment", backend, "--out", str(out), "--json"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
     hung = threading.Event()
 
@@ -62,7 +82,11 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path):
         assert hung.is_set(), "the tests never reached the deployment:\n" + "".join(lines[-40:])
         # everything the run started: the pytest child, the brokers, the fault proxy
         started = psutil.Process(proc.pid).children(recursive=True)
+        # a container's JVM is the engine's child, not ours: found by the suite's marker
+        started += [p for p in processes.find_marked(processes.MARKER_PREFIX) if p not in started]
         assert any("java" in " ".join(p.cmdline()) for p in started), [p.cmdline()[:3] for p in started]
+        if backend == "containers":
+            assert _containers_left(), "the run's clusters are not in containers"
         interrupted_at = time.monotonic()
         proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C delivers
         stdout, _ = proc.communicate(timeout=180)
@@ -75,6 +99,10 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path):
     # the old certify waited 90 s for a teardown that a blocked child never starts, then left its JVMs
     assert seconds < 90, f"certify took {seconds:.0f} s to stop:\n{log}"
     assert _alive(started) == [], log
+    if backend == "containers":
+        assert _containers_left() == [], log
+        if not engine_before:
+            assert docker_engine.ping() is None, "the engine the run started is still running"
     assert proc.returncode == 2, log
     doc = json.loads(stdout)
     assert doc["verdict"] == "unknown"
