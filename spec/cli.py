@@ -28,10 +28,52 @@ def register(commands) -> None:
     p.add_argument("--only", help="run just this mutant")
     p.set_defaults(handler=cmd_mutants)
 
-    p = sub.add_parser("explore", help="breadth-first exploration: distinct states, depth, states/s", parents=[common])
+    p = sub.add_parser("explore", help="breadth-first exploration: distinct states, depth, states/s; "
+                       "--reach EXPR: the shortest trace to a state where EXPR holds", parents=[common])
     _spec_args(p)
     p.add_argument("--variant")
+    p.add_argument("--reach", metavar="EXPR",
+                   help="a Python expression over the state's variables (enum values by name, arrays by key), "
+                        "e.g. \"current != 'primary' and not up[current]\"; exit 1 when unreachable")
+    p.add_argument("--itf", metavar="FILE", help="write the trace(s) found as ITF JSON (Apalache/Quint)")
     p.set_defaults(handler=cmd_explore)
+
+    p = sub.add_parser("simulate", help="random runs: each step one of the enabled actions, all equally likely",
+                       parents=[common])
+    p.add_argument("spec")
+    p.add_argument("--variant")
+    p.add_argument("--steps", type=int, default=20, help="steps per run (default 20)")
+    p.add_argument("--runs", type=int, default=1, help="runs, with seeds SEED, SEED+1, ... (default 1)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--until", metavar="EXPR", help="stop a run where EXPR holds; exit 1 when no run got there")
+    p.add_argument("--itf", metavar="FILE", help="write the (last) run as ITF JSON")
+    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
+    p.set_defaults(handler=cmd_simulate)
+
+    p = sub.add_parser("replay", help="check an ITF trace against a spec: every step an action it allows",
+                       parents=[common])
+    p.add_argument("spec")
+    p.add_argument("file", help="ITF JSON (written by this suite, Apalache or Quint)")
+    p.add_argument("--variant", help="default: the variant the trace's #meta names, else the spec's default")
+    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
+    p.set_defaults(handler=cmd_replay)
+
+    p = sub.add_parser("graph", help="the reachable state graph of a small instance (DOT, SVG, PNG) and action coverage",
+                       parents=[common])
+    p.add_argument("spec")
+    p.add_argument("--variant")
+    p.add_argument("--out", required=True, metavar="FILE", help="FILE.dot, FILE.svg or FILE.png")
+    p.add_argument("--max-states", type=int, default=400, help="refuse above this many nodes (default 400)")
+    p.add_argument("--vars", help="comma-separated variables to draw: states that agree on them are one node "
+                                  "(default: all; ghost counters multiply the states)")
+    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
+    p.set_defaults(handler=cmd_graph)
+
+    p = sub.add_parser("step", help="walk a spec by hand: enabled actions, pick one, undo", parents=[common])
+    p.add_argument("spec")
+    p.add_argument("--variant")
+    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
+    p.set_defaults(handler=cmd_step)
 
     p = sub.add_parser("catalog", help="the requirements catalog: ids, strengths, what models and checks each",
                        parents=[common])
@@ -169,12 +211,42 @@ def cmd_mutants(args) -> int:
     return EXIT_PASS if report["ok"] else EXIT_FAIL
 
 
+def _predicate(spec, expression: str, option: str):
+    from .core.view import predicate
+
+    try:
+        return predicate(spec, expression)
+    except ValueError as error:
+        raise UsageError(f"{option}: {error}", "write a Python expression over the variables 'spec list' shows, "
+                         "enum values by name (e.g. current == 'primary')") from error
+
+
+def _itf_path(value: str | None):
+    from pathlib import Path
+
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.parent.is_dir():
+        raise UsageError(f"--itf {value}: folder {path.parent} does not exist", "create it or write elsewhere")
+    return path
+
+
 def cmd_explore(args) -> int:
+    if args.reach:
+        return _reach(args)
+    from .core import itf
     from .core.explorer import explore
     from .core.render import violation_json, violation_table
 
     spec = _make(args, args.variant)
+    out = _itf_path(args.itf)
     result = explore(spec, max_states=args.max_states)
+    if out is not None:
+        for name, violation in result.violations.items():
+            path = out if len(result.violations) == 1 else out.with_name(f"{out.stem}.{name}{out.suffix}")
+            itf.write(path, itf.to_itf(spec, violation, kind="counterexample", description=f"breaks {name}"))
+            progress(f"wrote {path}")
     doc = {**spec.identity(), **result.to_json(),
            "counterexamples": [violation_json(spec, v) for v in result.violations.values()]}
 
@@ -187,6 +259,143 @@ def cmd_explore(args) -> int:
 
     emit(args, doc, text)
     return EXIT_PASS
+
+
+def _reach(args) -> int:
+    from .core import itf
+    from .core.explorer import reach
+    from .core.render import violation_json, violation_table
+
+    spec = _make(args, args.variant)
+    holds = _predicate(spec, args.reach, "--reach")
+    out = _itf_path(args.itf)
+    trace, result = reach(spec, holds, max_states=args.max_states, max_seconds=args.max_seconds)
+    bounds = (f"{result.distinct_states} states to depth {result.depth}"
+              + ("" if result.complete else f", stopped by {result.stopped_by}: raise --max-states/--max-seconds"))
+    status = "reached" if trace else ("unreachable" if result.complete else "unknown")
+    doc = {**spec.identity(), "reach": args.reach, "status": status, "explored": result.to_json(),
+           "trace": violation_json(spec, trace) if trace else None}
+    if trace and out is not None:
+        itf.write(out, itf.to_itf(spec, trace, kind="reach", description=f"reaches {args.reach}"))
+        progress(f"wrote {out}")
+
+    def text():
+        if trace:
+            return violation_table(spec, trace, title=f"reached {args.reach!r} after {trace.length} step(s) "
+                                   f"(shortest: breadth first over {result.distinct_states} states)")
+        if result.complete:
+            return f"unreachable: no state of {spec.name} ({spec.variant}) satisfies {args.reach!r}; " \
+                   f"the whole graph was explored ({bounds}) with {spec.constants}"
+        return f"UNKNOWN: not reached within the bounds ({bounds})"
+
+    emit(args, doc, text)
+    return {"reached": EXIT_PASS, "unreachable": EXIT_FAIL}.get(status, EXIT_UNKNOWN)
+
+
+def cmd_simulate(args) -> int:
+    from .core import itf
+    from .core.render import violation_json, violation_table
+    from .core.simulate import simulate
+
+    if args.steps < 1 or args.runs < 1:
+        raise UsageError("--steps and --runs must be >= 1", "pass e.g. --steps 20 --runs 5")
+    spec = _make(args, args.variant)
+    until = _predicate(spec, args.until, "--until") if args.until else None
+    out = _itf_path(args.itf)
+    runs = [simulate(spec, steps=args.steps, seed=args.seed + i, until=until) for i in range(args.runs)]
+    if out is not None:
+        chosen = next((r for r in runs if r.stopped_by == "until"), runs[-1]) if until else runs[-1]
+        itf.write(out, itf.to_itf(spec, chosen.trace, kind="simulation",
+                                  description=f"random run, seed {args.seed + runs.index(chosen)}"))
+        progress(f"wrote {out}")
+    doc = {**spec.identity(), "runs": [{"seed": args.seed + i, "stopped_by": r.stopped_by, "steps": r.trace.length,
+                                        "broken": r.broken, "trace": violation_json(spec, r.trace)}
+                                       for i, r in enumerate(runs)]}
+
+    def text():
+        lines = []
+        for i, r in enumerate(runs):
+            why = {"until": f"{args.until!r} holds", "deadlock": "nothing enabled", "steps": f"{args.steps} steps"}
+            title = f"run seed={args.seed + i}: {r.trace.length} step(s), stopped: {why[r.stopped_by]}"
+            if r.broken:
+                title += f"; broke {', '.join(sorted({name for _, name in r.broken}))}"
+            lines.append(violation_table(spec, r.trace, title=title))
+        return "\n\n".join(lines)
+
+    emit(args, doc, text)
+    return EXIT_FAIL if until and not any(r.stopped_by == "until" for r in runs) else EXIT_PASS
+
+
+def cmd_replay(args) -> int:
+    import json
+    from pathlib import Path
+
+    from .core import itf
+    from .registry import spec_class
+
+    path = Path(args.file)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UsageError(f"{args.file}: not a readable JSON file ({error})",
+                         "pass an ITF trace (spec explore/simulate --itf writes one)") from error
+    problems = itf.schema_problems(doc)
+    if problems:
+        raise UsageError(f"{args.file}: not an ITF trace: {'; '.join(problems[:3])}",
+                         "pass a trace in the Informal Trace Format (Apalache ADR-015)")
+    meta = doc.get("#meta", {}) if isinstance(doc.get("#meta"), dict) else {}
+    cls = spec_class(args.spec)
+    variant = args.variant or (meta.get("variant") if meta.get("variant") in cls.VARIANTS else None)
+    constants = {**(meta.get("constants") or {}), **_constants(args, cls)} if meta.get("spec") == cls.name else _constants(args, cls)
+    try:
+        spec = cls(variant=variant, mutant=meta.get("mutant") if meta.get("spec") == cls.name else None, **constants)
+    except ValueError as error:
+        raise UsageError(str(error), "pass --variant/--const matching the trace") from error
+    report = itf.replay(spec, doc)
+    out = {**spec.identity(), "file": str(path), "ok": report.ok, "steps": report.steps, "problem": report.problem,
+           "actions": report.labels}
+
+    def text():
+        if report.ok:
+            return f"OK: all {report.steps} step(s) of {path.name} are actions of {spec.name} ({spec.variant}): " \
+                   + ", ".join(report.labels)
+        return f"REJECTED after {report.steps} accepted step(s): {report.problem}"
+
+    emit(args, out, text)
+    return EXIT_PASS if report.ok else EXIT_FAIL
+
+
+def cmd_graph(args) -> int:
+    from pathlib import Path
+
+    from .core import graph
+
+    spec = _make(args, args.variant)
+    out = Path(args.out)
+    if out.suffix not in (".dot", ".svg", ".png") or not out.parent.is_dir():
+        raise UsageError(f"--out {args.out}: must be FILE.dot, FILE.svg or FILE.png in an existing folder",
+                         "e.g. --out client-failover.svg")
+    try:
+        g = graph.build(spec, max_states=args.max_states,
+                        variables=tuple(v.strip() for v in args.vars.split(",") if v.strip()) if args.vars else ())
+    except graph.TooLarge as error:
+        raise UsageError(str(error), "a picture needs a small instance: lower the constants or pass --vars") from error
+    except ValueError as error:
+        raise UsageError(str(error), "choose --vars among the variables 'spec list' shows") from error
+    graph.render(graph.to_dot(spec, g), out)
+    never = [a for a, n in g.coverage.items() if not n]
+    doc = {**spec.identity(), "out": str(out), "nodes": len(g.states), "edges": len(g.edges), "states": g.full_states,
+           "variables": list(g.shown),
+           "broken_states": {str(k): v for k, v in g.broken.items()}, "coverage": g.coverage, "never_enabled": never}
+    emit(args, doc, lambda: f"{out}: {len(g.states)} nodes, {len(g.edges)} edges (of {g.full_states} states), "
+                            f"{len(g.broken)} state(s) breaking an invariant\n" + graph.coverage_table(spec, g))
+    return EXIT_PASS
+
+
+def cmd_step(args) -> int:
+    from .core.stepper import run
+
+    return run(_make(args, args.variant))
 
 
 def cmd_bench(args) -> int:

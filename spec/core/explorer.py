@@ -135,3 +135,23 @@ def _trace(spec: Spec, parent: dict, state, invariant: str) -> Violation:
     states.reverse()
     labels.reverse()
     return Violation(invariant=invariant, states=states, labels=labels, engine="explore")
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A reach query as the explorer's invariant: 'not there yet' (explore checks invariants)."""
+
+    name: str
+    holds: Callable
+
+    def method(self, state, _kit) -> bool:
+        return not self.holds(state)
+
+
+def reach(spec: Spec, holds: Callable, *, max_states: int = 1_000_000, max_depth: int | None = None,
+          max_seconds: float | None = None) -> tuple[Violation | None, ExploreResult]:
+    """The shortest trace to a state where ``holds`` (breadth first, so no shorter one exists),
+    or None with how far the search went: unreachable if it was complete, unknown if not."""
+    result = explore(spec, invariants=[_Target("target", holds)], max_states=max_states, max_depth=max_depth,
+                     max_seconds=max_seconds, stop_at_first=True)
+    return result.violations.get("target"), result

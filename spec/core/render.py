@@ -4,7 +4,7 @@ from __future__ import annotations
 from .model import Spec, Violation
 
 
-def violation_table(spec: Spec, violation: Violation, *, only_changed: bool = True) -> str:
+def violation_table(spec: Spec, violation: Violation, *, only_changed: bool = True, title: str | None = None) -> str:
     """Rows are variables, columns are states; the header names the action into each state.
 
     A value that changed from the previous state is marked with ``*``; with
@@ -25,8 +25,8 @@ def violation_table(spec: Spec, violation: Violation, *, only_changed: bool = Tr
         return "  ".join(str(cell).ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip()
 
     title = (
-        f"{violation.engine}: invariant {violation.invariant} broken after {violation.length} step(s)"
-        f" [{spec.name} variant={spec.variant}{' mutant=' + spec.mutant if spec.mutant else ''}]"
+        (title or f"{violation.engine}: invariant {violation.invariant} broken after {violation.length} step(s)")
+        + f" [{spec.name} variant={spec.variant}{' mutant=' + spec.mutant if spec.mutant else ''}]"
     )
     return "\n".join([title, line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 

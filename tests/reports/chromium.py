@@ -14,7 +14,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 
 
 def ensure_chromium() -> tuple[str | None, str]:
-    from pulsar_conformance.fixtures.deploy.debian import install
+    from pulsar_conformance.debian import install
 
     found = shutil.which("chromium")
     if found:

@@ -1,0 +1,134 @@
+"""Traces in the Informal Trace Format (ITF, Apalache ADR-015), the JSON that Apalache and Quint
+read and write: counterexamples, reach traces and simulations leave the suite in it, and
+``spec replay`` checks one against the spec (every step an action the spec allows).
+
+Values: booleans as JSON booleans, integers as ``{"#bigint": "N"}``, enum values as their names,
+arrays indexed by an enum as records, other arrays as lists. The action into each state is in
+the state's ``#meta`` (``action``); a trace from elsewhere may leave it out.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from .interpreter import apply, initial_state
+from .model import ArrayT, BoolT, EnumT, Spec, Violation
+from .view import raw, value
+
+SCHEMA = Path(__file__).with_name("itf.schema.json")
+DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+
+
+def encode_value(typ, raw_value):
+    if isinstance(typ, BoolT):
+        return bool(raw_value)
+    if isinstance(typ, EnumT):
+        return value(typ, raw_value)
+    if isinstance(typ, ArrayT):
+        items = [encode_value(typ.elem, x) for x in raw_value]
+        return dict(zip(typ.index.names, items, strict=True)) if isinstance(typ.index, EnumT) else items
+    return {"#bigint": str(int(raw_value))}
+
+
+def decode_value(typ, doc):
+    if isinstance(doc, dict) and "#bigint" in doc:
+        return raw(typ, int(doc["#bigint"]))
+    if isinstance(typ, ArrayT):
+        if isinstance(typ.index, EnumT):
+            if not isinstance(doc, dict) or set(doc) != set(typ.index.names):
+                raise ValueError(f"expected a record with fields {list(typ.index.names)}, got {doc!r}")
+            return tuple(decode_value(typ.elem, doc[name]) for name in typ.index.names)
+        if not isinstance(doc, list) or len(doc) != typ.size:
+            raise ValueError(f"expected a list of {typ.size} values, got {doc!r}")
+        return tuple(decode_value(typ.elem, x) for x in doc)
+    if isinstance(typ, BoolT) and not isinstance(doc, bool):
+        raise ValueError(f"expected a boolean, got {doc!r}")
+    return raw(typ, doc)
+
+
+def to_itf(spec: Spec, trace: Violation, *, kind: str, description: str = "") -> dict:
+    labels = ["init", *trace.labels]
+    return {
+        "#meta": {"format": "ITF", "format-description": DESCRIPTION, "source": f"pulsar-conformance spec {spec.name}",
+                  "description": description, "kind": kind, "engine": trace.engine, **spec.identity()},
+        "vars": list(spec.var_types),
+        "states": [{"#meta": {"index": i, "action": labels[i]},
+                    **{var: encode_value(typ, getattr(state, var)) for var, typ in spec.var_types.items()}}
+                   for i, state in enumerate(trace.states)],
+    }
+
+
+def write(path: Path, doc: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.replace(path)  # never a half-written trace
+
+
+@cache
+def _validator():
+    import jsonschema
+
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def schema_problems(doc) -> list[str]:
+    """What makes ``doc`` not ITF, per the schema (empty: valid)."""
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+            for e in sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))]
+
+
+@dataclass
+class ReplayReport:
+    ok: bool
+    steps: int  # steps accepted
+    problem: str = ""
+    labels: list[str] = field(default_factory=list)  # the action found for each accepted step
+    states: list = field(default_factory=list)
+
+
+def replay(spec: Spec, doc) -> ReplayReport:
+    """Check an ITF trace against ``spec``: valid ITF, the spec's variables, the initial state
+    first, and every next state the result of an action enabled in the one before (the action
+    its ``#meta`` names, when it names one)."""
+    problems = schema_problems(doc)
+    if problems:
+        return ReplayReport(False, 0, "not a valid ITF trace: " + "; ".join(problems[:5]))
+    missing, extra = set(spec.var_types) - set(doc["vars"]), set(doc["vars"]) - set(spec.var_types)
+    if missing or extra:
+        return ReplayReport(False, 0, f"the trace's vars differ from {spec.name}'s: missing {sorted(missing)}, "
+                                      f"unknown {sorted(extra)}")
+    states = []
+    for i, item in enumerate(doc["states"]):
+        try:
+            states.append(spec.State(**{var: decode_value(typ, item[var]) for var, typ in spec.var_types.items()}))
+        except KeyError as error:
+            return ReplayReport(False, 0, f"state {i} has no value for {error}")
+        except ValueError as error:
+            return ReplayReport(False, 0, f"state {i}: {error}")
+    if not states:
+        return ReplayReport(False, 0, "the trace has no state")
+    if states[0] != initial_state(spec):
+        return ReplayReport(False, 0, "state 0 is not the spec's initial state: " + _diff(spec, initial_state(spec), states[0]),
+                            states=states[:1])
+    labels: list[str] = []
+    for i, (before, after) in enumerate(zip(states, states[1:], strict=False)):
+        named = doc["states"][i + 1].get("#meta", {}).get("action")
+        leading = [g.label(spec) for g in spec.ground_actions if apply(spec, before, g) == after]
+        if not leading:
+            return ReplayReport(False, i, f"step {i + 1}: no action of {spec.name} ({spec.variant}) leads from state {i} "
+                                          f"to state {i + 1} ({_diff(spec, before, after)})", labels, states[:i + 1])
+        if named and named not in leading:
+            return ReplayReport(False, i, f"step {i + 1}: the trace says {named}, but only {', '.join(leading)} "
+                                          f"lead(s) from state {i} to state {i + 1}", labels, states[:i + 1])
+        labels.append(named or leading[0])
+    return ReplayReport(True, len(states) - 1, "", labels, states)
+
+
+def _diff(spec: Spec, a, b) -> str:
+    shown_a, shown_b = spec.show_state(a), spec.show_state(b)
+    changed = [f"{v}: {shown_a[v]} -> {shown_b[v]}" for v in spec.var_types if shown_a[v] != shown_b[v]]
+    return "; ".join(changed) or "no variable changed"

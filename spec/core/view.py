@@ -1,0 +1,81 @@
+"""A spec's state as a person writes about it: enum values by name, arrays indexed by an enum as
+maps, and Python expressions over that view (``spec explore --reach``, ``simulate --until``).
+
+    current != 'primary' and not up[current]      # client-failover: on a dead secondary
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from .model import ArrayT, EnumT, Spec
+
+# what an expression may call: enough to count and compare, nothing that reaches outside
+SAFE = {name: getattr(builtins, name)
+        for name in ("len", "any", "all", "sum", "min", "max", "sorted", "set", "tuple", "list", "abs", "range")}
+
+
+def value(typ, raw) -> Any:
+    """One variable's value in the readable view."""
+    if isinstance(typ, EnumT):
+        return typ.names[raw]
+    if isinstance(typ, ArrayT):
+        items = [value(typ.elem, x) for x in raw]
+        if isinstance(typ.index, EnumT):
+            return dict(zip(typ.index.names, items, strict=True))
+        return items
+    return raw
+
+
+def readable(spec: Spec, state) -> dict[str, Any]:
+    return {var: value(typ, getattr(state, var)) for var, typ in spec.var_types.items()}
+
+
+def raw(typ, shown) -> Any:
+    """The inverse of ``value``: a readable value back to the interpreters' representation."""
+    if isinstance(typ, EnumT):
+        if shown not in typ.names:
+            raise ValueError(f"{shown!r} is not one of {list(typ.names)}")
+        return typ.names.index(shown)
+    if isinstance(typ, ArrayT):
+        if isinstance(typ.index, EnumT):
+            if not isinstance(shown, dict) or set(shown) != set(typ.index.names):
+                raise ValueError(f"expected a map with keys {list(typ.index.names)}, got {shown!r}")
+            return tuple(raw(typ.elem, shown[name]) for name in typ.index.names)
+        if not isinstance(shown, list | tuple) or len(shown) != typ.size:
+            raise ValueError(f"expected {typ.size} values, got {shown!r}")
+        return tuple(raw(typ.elem, x) for x in shown)
+    if not typ.contains(shown):
+        raise ValueError(f"{shown!r} is outside {typ}")
+    return shown
+
+
+def predicate(spec: Spec, expression: str) -> Callable[[Any], bool]:
+    """``expression`` compiled once, evaluated over a state's readable view.
+
+    Raises ValueError naming the problem (syntax, an unknown name, a failing evaluation on the
+    initial state) so the command line can say how to fix it."""
+    try:
+        code = compile(expression, "<expression>", "eval")
+    except SyntaxError as error:
+        raise ValueError(f"not a Python expression: {error.msg} in {expression!r}") from error
+    names = [n for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)]
+    bound = {n.id for n in names if isinstance(n.ctx, ast.Store)}  # comprehension variables
+    unknown = sorted({n.id for n in names} - bound - set(spec.var_types) - set(SAFE) - {"True", "False", "None"})
+    if unknown:
+        raise ValueError(f"{expression!r} names {unknown}, which are not variables of {spec.name} "
+                         f"(its variables: {', '.join(spec.var_types)})")
+    globals_ = {"__builtins__": SAFE}
+
+    def holds(state) -> bool:
+        return bool(eval(code, globals_, readable(spec, state)))  # noqa: S307 - the user's own query, no builtins
+
+    from .interpreter import initial_state
+
+    try:
+        holds(initial_state(spec))
+    except Exception as error:
+        raise ValueError(f"{expression!r} fails on the initial state: {type(error).__name__}: {error}") from error
+    return holds
