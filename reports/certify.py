@@ -35,11 +35,28 @@ def run_certify(args) -> int:
     profile = get_profile(args.profile)
     _check_exclusions(profile, getattr(args, "exclude", None) or ())
     deployment = _deployment_option(args.deployment)
-    started = time.time()
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
     out = Path(args.out or Path("reports") / run_id).resolve()
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"output directory {out} is not empty", "pass --out with a new or empty directory")
+    if getattr(args, "repeat", 1) > 1 or getattr(args, "matrix", None):
+        from .series import run_series
+
+        return run_series(args, profile, deployment, out, run_id)
+    summary = certify_once(args, profile, deployment, out, run_id)
+    verdict = summary["verdict"]
+    emit(args, {"verdict": verdict, "out": str(out), "summary": summary["counts"], "seconds": summary["seconds"]},
+         lambda: _text(summary, out))
+    return exit_code(verdict)
+
+
+def exit_code(verdict: str) -> int:
+    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(verdict, EXIT_UNKNOWN)
+
+
+def certify_once(args, profile, deployment: dict, out: Path, run_id: str) -> dict:
+    """One certification run into ``out``: the tests in a child process, then the bundle."""
+    started = time.time()
     client = _client_option(args.client_version)
     out.mkdir(parents=True, exist_ok=True)
     progress(f"certify: profile {profile.name} ({profile.description}); bundle in {out}")
@@ -53,12 +70,8 @@ def run_certify(args) -> int:
     progress("certify: building the bundle...")
     from .bundle import build_bundle
 
-    summary = build_bundle(out, run_id=run_id, profile=profile, args=args, deployment=deployment,
-                           pytest_exit=outcome, seconds=time.time() - started)
-    verdict = summary["verdict"]
-    emit(args, {"verdict": verdict, "out": str(out), "summary": summary["counts"], "seconds": summary["seconds"]},
-         lambda: _text(summary, out))
-    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(verdict, EXIT_UNKNOWN)
+    return build_bundle(out, run_id=run_id, profile=profile, args=args, deployment=deployment,
+                        pytest_exit=outcome, seconds=time.time() - started)
 
 
 def _text(summary: dict, out: Path) -> str:

@@ -1,0 +1,53 @@
+"""certify --repeat / --matrix: the summary over runs counts each requirement's verdicts, fails
+it on any failing run, marks it intermittent, and bad series options stop before any run."""
+from __future__ import annotations
+
+from argparse import Namespace
+
+import pytest
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.reports.series import aggregate, parse_matrix, plan
+
+
+def _summary(verdict: str, seed: int, **requirements: str) -> dict:
+    return {"format": "pulsar-conformance-certification/1", "verdict": verdict, "seed": seed, "reasons": [verdict],
+            "seconds": 10, "versions": {"pulsar": "4.2.4"},
+            "requirements": [{"id": rid.replace("_", "-"), "strength": "MUST", "text": rid, "verdict": v,
+                              "evidence": [f"{rid} was {v} with seed {seed}"]} for rid, v in requirements.items()]}
+
+
+def test_any_failing_run_fails_the_requirement_and_marks_it_intermittent():
+    runs = [("run-1", _summary("pass", 1, PIP188_R03="pass", PIP188_R01="pass", PIP188_R14="not run")),
+            ("run-2", _summary("fail", 2, PIP188_R03="fail", PIP188_R01="pass", PIP188_R14="not run")),
+            ("run-3", _summary("pass", 3, PIP188_R03="pass", PIP188_R01="pass", PIP188_R14="not run"))]
+    doc = aggregate(runs, "cluster-migration", "series")
+    rows = {r["id"]: r for r in doc["requirements"]}
+    assert doc["verdict"] == "fail"
+    r03 = rows["PIP188-R03"]
+    assert r03["verdict"] == "fail" and r03["intermittent"] and r03["counts"] == {"pass": "2/3", "fail": "1/3"}
+    assert r03["failing_runs"] == [{"run": "run-2", "seed": 2, "bundle": "run-2",
+                                    "evidence": ["PIP188_R03 was fail with seed 2"]}]
+    assert rows["PIP188-R01"]["verdict"] == "pass" and rows["PIP188-R01"]["counts"] == {"pass": "3/3"}
+    assert not rows["PIP188-R01"]["intermittent"]
+    assert rows["PIP188-R14"]["verdict"] == "not run"
+    assert doc["series"]["intermittent"] == ["PIP188-R03"] and "intermittent" in doc["reasons"][0]
+
+
+def test_unknown_in_one_run_keeps_the_series_from_passing():
+    runs = [("run-1", _summary("pass", 1, GEO_R01="pass")), ("run-2", _summary("unknown", 2, GEO_R01="unknown"))]
+    doc = aggregate(runs, "smoke", "series")
+    assert doc["verdict"] == "unknown" and doc["requirements"][0]["verdict"] == "unknown"
+
+
+def test_series_options_are_checked_before_anything_runs():
+    base = Namespace(seed=5, repeat=2, matrix="pulsar=3.0.7,4.2.4")
+    assert plan(base) == [("pulsar-3.0.7", "pulsar-3.0.7/run-1", {"pulsar_version": "3.0.7", "seed": 5}),
+                          ("pulsar-3.0.7", "pulsar-3.0.7/run-2", {"pulsar_version": "3.0.7", "seed": 6}),
+                          ("pulsar-4.2.4", "pulsar-4.2.4/run-1", {"pulsar_version": "4.2.4", "seed": 5}),
+                          ("pulsar-4.2.4", "pulsar-4.2.4/run-2", {"pulsar_version": "4.2.4", "seed": 6})]
+    for bad in ("pulsar=4.2.4", "broker=4.0.1,4.2.4", "pulsar=2.11.0,4.2.4", "pulsar=four,4.2.4"):
+        with pytest.raises(UsageError):
+            parse_matrix(bad)
+    with pytest.raises(UsageError, match="--repeat 0"):
+        plan(Namespace(seed=1, repeat=0, matrix=None))
