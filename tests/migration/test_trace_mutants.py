@@ -22,15 +22,7 @@ import pytest
 from pulsar_conformance.conformance.migration import judge, trace
 from pulsar_conformance.spark_checks.check import check_capture
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "migration" / "cluster-migration-3.13.0"
-EXCLUSIVE = "persistent://mig/live/exclusive"
-PRODUCER = "p-live-exclusive"
-
-
-@pytest.fixture(scope="module")
-def run() -> trace.CapturedRun:
-    return trace.load_run(DATA)
-
+from .recorded import DATA, EXCLUSIVE, PRODUCER
 
 # ------------------------------------------------------------------ helpers
 

@@ -15,19 +15,11 @@ from types import SimpleNamespace
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-import pytest
 
 from pulsar_conformance.conformance.migration import judge, scenario, trace
 from pulsar_conformance.conformance.migration.verdicts import judge_topics, record_traces
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "migration" / "cluster-migration-3.13.0"
-EXCLUSIVE = "persistent://mig/live/exclusive"
-PRODUCER = "p-live-exclusive"
-
-
-@pytest.fixture(scope="module")
-def run() -> trace.CapturedRun:
-    return trace.load_run(DATA)
+from .recorded import DATA, EXCLUSIVE, PRODUCER
 
 
 def outcome(run: trace.CapturedRun) -> SimpleNamespace:
