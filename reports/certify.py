@@ -58,6 +58,7 @@ def certify_once(args, profile, deployment: dict, out: Path, run_id: str) -> dic
     """One certification run into ``out``: the tests in a child process, then the bundle."""
     started = time.time()
     client = _client_option(args.client_version)
+    _check_client(profile, client)
     out.mkdir(parents=True, exist_ok=True)
     progress(f"certify: profile {profile.name} ({profile.description}); bundle in {out}")
     from . import identity
@@ -127,6 +128,21 @@ def _client_option(wanted: str | None):
     else:
         progress(f"certify: no pulsar-client importable here ({client.error}); tests that need one will break")
     return client
+
+
+def _check_client(profile, client) -> None:
+    """A profile whose scenarios need a client feature refuses an older client before anything starts."""
+    needed = profile.min_client
+    if not needed or not client.version:
+        return
+    if _release(client.version) < _release(needed):
+        raise UsageError(f"pulsar-client {client.version} cannot run the {profile.name} profile: it needs {needed} or "
+                         f"later ({profile.min_client_why})",
+                         f"pass --client-version {needed} or later, or certify another profile with {client.version}")
+
+
+def _release(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
 
 
 def _child_env(args, profile, deployment: dict, out: Path) -> dict:

@@ -44,6 +44,9 @@ class Profile:
     # Catalog areas this profile certifies on the deployment: every requirement of these areas
     # that has a conformance check must get a verdict, or the run is not PASS (docs/certify.md).
     areas: tuple[str, ...] = ()
+    # the oldest pulsar-client its scenarios can run with, and why (checked before anything starts)
+    min_client: str | None = None
+    min_client_why: str = ""
     extra: dict = field(default_factory=dict)
 
     def declared(self, requirements) -> list[str]:
@@ -73,6 +76,11 @@ _FULL_SPECS = (
 )
 
 
+# AutoClusterFailover and ServiceInfoProvider came with pulsar-client 3.11.0 (C++ 4.1.0; pulsar-facts §7)
+FAILOVER_CLIENT = "3.11.0"
+FAILOVER_WHY = "the client-failover scenarios use AutoClusterFailover and ServiceInfoProvider, new in 3.11.0"
+
+
 def _area(spec: str) -> tuple[SpecRun, ...]:
     return tuple(r for r in _FULL_SPECS if r.spec == spec)
 
@@ -85,12 +93,14 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
     Profile("full", "every conformance test, every spec variant with CI budgets, every mutant",
             markers="", spec_runs=_FULL_SPECS, mutants=(("client-failover", None), ("policy-sync", None), ("cluster-migration", None)),
             mutant_depth=10, mutant_examples=150, messages=6000,
-            areas=("geo-replication", "client-failover", "policy-sync", "cluster-migration")),
+            areas=("geo-replication", "client-failover", "policy-sync", "cluster-migration"),
+            min_client=FAILOVER_CLIENT, min_client_why=FAILOVER_WHY),
     Profile("geo-replication", "geo-replication blue -> green with a replication outage, capture + Spark",
             markers="geo_replication", messages=6000, areas=("geo-replication",)),
-    Profile("client-failover", "PIP-121 client cluster failover: spec variants and mutants",
+    Profile("client-failover", "PIP-121 client cluster failover on a primary and two secondaries with the Python "
+            "client (kill, restart, pause, a secondary dying, a provider), plus the spec's variants and mutants",
             markers="client_failover", spec_runs=_area("client-failover"), mutants=(("client-failover", None),),
-            areas=("client-failover",)),
+            areas=("client-failover",), min_client=FAILOVER_CLIENT, min_client_why=FAILOVER_WHY),
     Profile("policy-sync", "PIP-136 policy sync: spec variants and mutants",
             markers="policy_sync", spec_runs=_area("policy-sync"), mutants=(("policy-sync", None),),
             areas=("policy-sync",)),

@@ -102,14 +102,14 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
                                     (blue_states or {}).get(load.topic))
     progress(f"checking {len(columns['kind'])} captured events with Spark")
-    verdict = _spark_verdict(run_dir, columns)
+    verdict = spark_verdict(run_dir, columns)
     progress(f"Spark: {({True: 'valid', False: 'INVALID', None: 'unknown'})[verdict.get('valid')]}")
     outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
     outcome.save()
     return outcome
 
 
-def _spark_verdict(run_dir: Path, columns: dict) -> dict:
+def spark_verdict(run_dir: Path, columns: dict) -> dict:
     """Spark's verdict on the capture; with no event at all nothing can be judged (unknown),
     which Spark would refuse as a capture that recorded nothing."""
     from pulsar_conformance.fixtures.capture.manifest import read_manifest

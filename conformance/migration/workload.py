@@ -50,7 +50,7 @@ class Handle:
     received: int = 0
     attach_error: str | None = None  # the client could not create it: no thread, no rows
     closed: threading.Event = field(default_factory=threading.Event)
-    client_closed: bool = False  # close() runs once: stop() and the scenario's finally both call it
+    client_closed: bool = False  # close() runs once (stop() and the scenario's finally both call it); a caller's client: never
 
 
 class Traffic:
@@ -79,28 +79,34 @@ class Traffic:
                     self.add_consumer(load.topic, sub, f"c-{_short(load.topic)}-{sub.name}-{i}")
             self.add_producer(load.topic, f"p-{_short(load.topic)}", load.rate)
 
-    def add_producer(self, topic: str, name: str, rate: float, cluster=None) -> Handle:
+    def add_producer(self, topic: str, name: str, rate: float, cluster=None, *, client=None,
+                     label: str | None = None) -> Handle:
+        """``client``: one the caller made and closes (e.g. configured for failover), recorded
+        under ``label`` instead of a cluster's name; by default each handle gets its own."""
         cluster = cluster or self.cluster
-        handle = self._handle(name, "producer", topic, None, cluster.name)
-        handle.client = cluster.client(operation_timeout_seconds=10)
+        label = label or cluster.name
+        handle = self._handle(name, "producer", topic, None, label)
+        handle.client, handle.client_closed = (client, True) if client else (cluster.client(operation_timeout_seconds=10), False)
         self.handles.append(handle)
         if self._attach(handle, lambda: self.capture.producer(
-                handle.client, topic, name=name, cluster=cluster.name, producer_name=name,
+                handle.client, topic, name=name, cluster=label, producer_name=name,
                 send_timeout_millis=self.send_timeout_ms, block_if_queue_full=True, max_pending_messages=500,
                 batching_enabled=False)):
             handle.thread = threading.Thread(target=self._produce, args=(handle, rate), name=name, daemon=True)
             handle.thread.start()
         return handle
 
-    def add_consumer(self, topic: str, sub: Sub, name: str, cluster=None) -> Handle:
+    def add_consumer(self, topic: str, sub: Sub, name: str, cluster=None, *, client=None,
+                     label: str | None = None) -> Handle:
         cluster = cluster or self.cluster
-        handle = self._handle(name, "consumer", topic, sub.name, cluster.name)
-        handle.client = cluster.client(operation_timeout_seconds=10)
+        label = label or cluster.name
+        handle = self._handle(name, "consumer", topic, sub.name, label)
+        handle.client, handle.client_closed = (client, True) if client else (cluster.client(operation_timeout_seconds=10), False)
         if sub.must_see:
             self.capture.must_see(topic, sub.name)
         self.handles.append(handle)
         if self._attach(handle, lambda: self.capture.consumer(
-                handle.client, topic, sub.name, name=name, cluster=cluster.name,
+                handle.client, topic, sub.name, name=name, cluster=label,
                 consumer_type=getattr(pulsar.ConsumerType, sub.type), consumer_name=name,
                 receiver_queue_size=50,
                 initial_position=pulsar.InitialPosition.Latest if sub.latest else pulsar.InitialPosition.Earliest)):

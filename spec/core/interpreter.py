@@ -117,6 +117,9 @@ class Observed:
     label: str
     check: Callable[[Any, Any], bool] | None = None
     note: str = ""
+    # hidden steps the spec may take just before this one, when the observer's clock bounds them
+    # (e.g. a client's periodic check cannot run more often than its interval); None: the default
+    max_hidden: int | None = None
 
     def show(self) -> str:
         return f"{self.label} [{self.note}]" if self.note else self.label
@@ -156,14 +159,17 @@ class _Node:
 
 
 def validate(spec: Spec, observed: list[str | Observed], hidden: tuple[str, ...] | list[str] = (),
-             max_hidden: int = 8) -> ValidationResult:
+             max_hidden: int = 8, quiet: Callable[[Any, Any], bool] | None = None) -> ValidationResult:
     """Trace validation with actions the observer cannot see.
 
-    Between two observed steps the spec may take up to ``max_hidden`` steps of the actions
-    named in ``hidden`` (breadth-first). Every state consistent with the observations so far
-    is kept, not just one, so an early choice of hidden steps cannot hide a later fit: the
-    result is exact up to the bound. The first observed step enabled (with its ``check``) in
-    none of the states reachable from the previous one is reported with those states.
+    Between two observed steps the spec may take up to ``max_hidden`` steps (or the step's own
+    ``Observed.max_hidden``) of the actions named in ``hidden`` (breadth-first), each one
+    ``quiet(before, after)`` when given: a hidden step must not do what the observer would have
+    seen. An action may be both hidden and observed (a periodic check is seen only when it
+    switches). Every state consistent with the observations so far is kept, not just one, so an
+    early choice of hidden steps cannot hide a later fit: the result is exact up to the bound.
+    The first observed step enabled (with its ``check``) in none of the states reachable from
+    the previous one is reported with those states.
     """
     names = {a.name for a in spec.actions}
     unknown = set(hidden) - names
@@ -175,13 +181,12 @@ def validate(spec: Spec, observed: list[str | Observed], hidden: tuple[str, ...]
     start = _Node(initial_state(spec), None, None, 0, 0)
     frontier = {start.state: start}
     for i, obs in enumerate(steps):
-        closure = _hidden_closure(spec, frontier, hidden_grounds, max_hidden)
+        bound = max_hidden if obs.max_hidden is None else obs.max_hidden
+        closure = _hidden_closure(spec, frontier, hidden_grounds, bound, quiet)
         try:
             ground = find_ground(spec, obs.label)
         except KeyError as error:
             return _failed(spec, frontier, closure, i, str(error), checked)
-        if ground.decl.name in set(hidden):
-            raise ValueError(f"step {i + 1}: {obs.label} is observed but its action is declared hidden")
         after: dict = {}
         enabled = 0
         for node in closure:
@@ -194,7 +199,7 @@ def validate(spec: Spec, observed: list[str | Observed], hidden: tuple[str, ...]
             if nxt not in after:
                 after[nxt] = _Node(nxt, node, obs.label, i + 1, node.hidden)
         if not after:
-            within = f"within {max_hidden} hidden step{'' if max_hidden == 1 else 's'} ({', '.join(sorted(set(hidden))) or 'none'})"
+            within = f"within {bound} hidden step{'' if bound == 1 else 's'} ({', '.join(sorted(set(hidden))) or 'none'})"
             why = (f"is enabled in {enabled} of the {len(closure)} states reachable {within}, "
                    "but in none of them does what was observed" if enabled else
                    f"is not enabled in any of the {len(closure)} states reachable {within}")
@@ -205,8 +210,9 @@ def validate(spec: Spec, observed: list[str | Observed], hidden: tuple[str, ...]
     return ValidationResult(True, len(steps), states, labels, best.hidden, broken=broken)
 
 
-def _hidden_closure(spec: Spec, frontier: dict, grounds: tuple[GroundAction, ...], bound: int) -> list[_Node]:
-    """Every state reachable from ``frontier`` by at most ``bound`` hidden steps, fewest hidden first."""
+def _hidden_closure(spec: Spec, frontier: dict, grounds: tuple[GroundAction, ...], bound: int,
+                    quiet: Callable[[Any, Any], bool] | None = None) -> list[_Node]:
+    """Every state reachable from ``frontier`` by at most ``bound`` quiet hidden steps, fewest hidden first."""
     layer = sorted(frontier.values(), key=lambda n: n.hidden)
     seen = {n.state: n for n in layer}
     for _ in range(bound):
@@ -214,7 +220,7 @@ def _hidden_closure(spec: Spec, frontier: dict, grounds: tuple[GroundAction, ...
         for node in layer:
             for ground in grounds:
                 nxt = apply(spec, node.state, ground)
-                if nxt is not None and nxt not in seen:
+                if nxt is not None and nxt not in seen and (quiet is None or quiet(node.state, nxt)):
                     seen[nxt] = child = _Node(nxt, node, ground.label(spec), node.observed, node.hidden + 1)
                     grown.append(child)
         if not grown:

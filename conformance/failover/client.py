@@ -1,0 +1,107 @@
+"""A pulsar-client configured for failover, and where it is attached over time.
+
+The client says which service it uses (``Client.get_service_info()``); a poller asks every 10 ms
+and keeps each change as an ``Attachment``: the switches the verdicts and the trace validation
+read. A probe cannot be observed from outside the client, so the switches are the client's
+observable steps (pulsar-facts §7: probes are TCP connects, checks run ``check_interval`` after
+the previous one finished)."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import pulsar
+
+from ..harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+
+POLL_S = 0.01
+
+
+@dataclass(frozen=True)
+class FailoverConfig:
+    primary: str
+    secondaries: tuple[str, ...]
+    interval_ms: int = 200
+    failover_threshold: int = 3
+    switch_back_threshold: int = 3
+
+    def to_json(self) -> dict:
+        return {"primary": self.primary, "secondaries": list(self.secondaries), "interval_ms": self.interval_ms,
+                "failover_threshold": self.failover_threshold, "switch_back_threshold": self.switch_back_threshold}
+
+
+@dataclass(frozen=True)
+class Attachment:
+    at_ns: int
+    cluster: str
+
+
+class Provider(pulsar.ServiceInfoProvider):
+    """A service-info provider the scenario drives: the Python client's analogue of Java's
+    ControlledClusterFailover (an operator decides, the client follows)."""
+
+    def __init__(self, first):
+        self.first, self.update = first, None
+
+    def initial_service_info(self):
+        return self.first
+
+    def initialize(self, on_service_info_update) -> None:
+        self.update = on_service_info_update
+
+    def point_to(self, info) -> None:
+        self.update(info)
+
+
+class FailoverClient:
+    def __init__(self, deployment, config: FailoverConfig, *, controlled: bool = False):
+        self.config = config
+        clusters = deployment.clusters
+        self.by_url = {clusters[name].service_url: name for name in (config.primary, *config.secondaries)}
+        self.infos = {name: pulsar.ServiceInfo(clusters[name].service_url)
+                      for name in (config.primary, *config.secondaries)}
+        if controlled:
+            self.provider = Provider(self.infos[config.primary])
+            source = self.provider
+        else:
+            self.provider = None
+            source = pulsar.AutoClusterFailover(
+                self.infos[config.primary], [self.infos[s] for s in config.secondaries],
+                check_interval_ms=config.interval_ms, failover_threshold=config.failover_threshold,
+                switch_back_threshold=config.switch_back_threshold)
+        self.client = within(CLIENT_CALL_DEADLINE_S, "failover client: create",
+                             lambda: pulsar.Client(source, operation_timeout_seconds=10))
+        self.attached = [Attachment(time.time_ns(), self.current())]
+        self._stop = threading.Event()
+        self._poller = threading.Thread(target=self._poll, name="service-info poller", daemon=True)
+        self._poller.start()
+
+    def current(self) -> str:
+        url = self.client.get_service_info().service_url
+        return self.by_url.get(url, url)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            now = self.current()
+            if now != self.attached[-1].cluster:
+                self.attached.append(Attachment(time.time_ns(), now))
+            time.sleep(POLL_S)
+
+    def point_to(self, cluster: str) -> None:
+        self.provider.point_to(self.infos[cluster])
+
+    def switches(self) -> list[tuple[int, str, str]]:
+        return [(b.at_ns, a.cluster, b.cluster) for a, b in zip(self.attached, self.attached[1:], strict=False)]
+
+    def close(self) -> str | None:
+        """Stop polling and close the client; a close that hangs is returned as evidence."""
+        self._stop.set()
+        self._poller.join(2)
+        try:
+            within(CLIENT_CALL_DEADLINE_S, "failover client: close", self.client.close)
+        except Hung as hung:
+            return str(hung.call)
+        except pulsar.PulsarException as error:
+            return f"close: {error}"
+        return None

@@ -1,0 +1,72 @@
+"""What a failover scenario observed, projected onto the client-failover spec and validated.
+
+Observed, each with its time: a cluster's service port closing (``go_down``) or opening again
+(``come_up``), and the client switching (a ``tick`` whose result is the new cluster). The
+client's other checks are not observable: they are hidden ``tick``s that must not switch, and
+there cannot be more of them between two observations than the check interval allows (checks
+start ``interval`` after the previous one finished). A switch therefore needs the spec's number
+of failed (or successful) probes to fit in the time that really passed: a client that fails over
+before its threshold, or to a cluster that is down, is not a behaviour of the spec.
+
+The C++/Python client is the spec's ``cpp`` variant; the spec's clusters are ``primary, s1, s2...``
+in the order the client was configured with.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pulsar_conformance.spec.core.interpreter import Observed, ValidationResult, validate
+from pulsar_conformance.spec.protocols.client_failover import ClientFailover
+
+from .client import FailoverConfig
+
+
+@dataclass(frozen=True)
+class Event:
+    at_ns: int
+    kind: str  # "down" | "up" | "switch"
+    cluster: str  # down/up: the cluster; switch: where the client went
+    origin: str | None = None  # switch: where it came from
+
+
+def spec_for(config: FailoverConfig, variant: str = "cpp") -> ClientFailover:
+    return ClientFailover(variant=variant, SECONDARIES=len(config.secondaries),
+                          FAILOVER_THRESHOLD=config.failover_threshold,
+                          SWITCH_BACK_THRESHOLD=config.switch_back_threshold)
+
+
+def spec_names(config: FailoverConfig) -> dict[str, str]:
+    return {config.primary: "primary", **{name: f"s{i}" for i, name in enumerate(config.secondaries, 1)}}
+
+
+def observed_steps(events: list[Event], config: FailoverConfig, start_ns: int) -> list[Observed]:
+    names = spec_names(config)
+    spec = spec_for(config)
+    steps, previous = [], start_ns
+    for event in sorted(events, key=lambda e: e.at_ns):
+        # checks that can have run since the last observation, this one excluded
+        budget = max(0, (event.at_ns - previous) // (config.interval_ms * 1_000_000))
+        at = f"+{(event.at_ns - start_ns) / 1e9:.3f} s"
+        if event.kind in ("down", "up"):
+            action = "go_down" if event.kind == "down" else "come_up"
+            steps.append(Observed(f"{action}(c={names[event.cluster]})", note=at, max_hidden=budget))
+        else:
+            origin, target = spec.clusters[names[event.origin]], spec.clusters[names[event.cluster]]
+            steps.append(Observed("tick", note=f"{at}: client {event.origin} -> {event.cluster}", max_hidden=budget,
+                                  check=lambda b, a, o=origin, t=target: b.current == o and a.current == t))
+        previous = event.at_ns
+    return steps
+
+
+def validate_events(events: list[Event], config: FailoverConfig, start_ns: int) -> ValidationResult:
+    spec = spec_for(config)
+    return validate(spec, observed_steps(events, config, start_ns), hidden=("tick",),
+                    quiet=lambda before, after: before.current == after.current)
+
+
+def evidence(result: ValidationResult, events: list[Event], start_ns: int) -> str:
+    shown = "; ".join(f"+{(e.at_ns - start_ns) / 1e9:.3f} s {e.kind} {e.cluster}" for e in sorted(events, key=lambda e: e.at_ns))
+    if result.ok:
+        return (f"a behaviour of the client-failover spec (cpp): {len(events)} observed step(s) [{shown}] with "
+                f"{result.hidden_steps} hidden check(s) that did not switch")
+    return f"NOT a behaviour of the spec: {result.problem} (observed: {shown})"

@@ -1,0 +1,47 @@
+"""The client-failover profile declares what its live scenarios judge, and refuses a client too
+old to fail over before anything starts (exit 2 with the fix)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.reports.certify import _check_client
+from pulsar_conformance.reports.profiles import get_profile
+from pulsar_conformance.reports.verdicts import load_requirements
+
+
+def test_a_client_without_autoclusterfailover_is_refused_with_the_fix():
+    profile = get_profile("client-failover")
+    with pytest.raises(UsageError) as refused:
+        _check_client(profile, SimpleNamespace(version="3.4.0"))
+    assert "3.11.0" in refused.value.problem and "--client-version 3.11.0" in refused.value.fix
+    _check_client(profile, SimpleNamespace(version="3.13.0"))  # the control: accepted
+    _check_client(get_profile("cluster-migration"), SimpleNamespace(version="3.4.0"))  # PIP-188 runs it
+
+
+def test_the_profile_certifies_what_its_scenarios_judge():
+    declared = set(get_profile("client-failover").declared(load_requirements()))
+    assert {"PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R05", "PIP121-R07", "PIP121-R08",
+            "PIP121-R11"} == declared
+    # every check name the scenarios record is one the catalog links (no orphan verdicts)
+    source = (__import__("pathlib").Path(__file__).resolve().parents[2] / "conformance" / "test_client_failover.py").read_text()
+    for link in ("failed-over", "switched-back", "waited-for-threshold", "probed-in-order", "left-dead-secondary",
+                 "tcp-probe-blind-spot", "follows-provider", "nothing-acknowledged-lost", "trace"):
+        assert f"/{link}" in source
+
+
+def test_certify_refuses_an_old_client_before_starting(tmp_path):
+    """Through the command line, with this environment's client standing in for an old one."""
+    done = subprocess.run([sys.executable, "-c",
+                           "import sys; from pulsar_conformance.reports import profiles;"
+                           "object.__setattr__(profiles.PROFILES['client-failover'], 'min_client', '99.0.0');"
+                           "from pulsar_conformance.cli import main; sys.exit(main())",
+                           "certify", "--profile", "client-failover", "--out", str(tmp_path / "b")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "needs 99.0.0 or later" in done.stderr and "fix:" in done.stderr
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
