@@ -19,7 +19,7 @@ import pytest
 from .failover import scenario
 from .failover.client import FailoverConfig
 from .failover.trace import evidence
-from .migration.verdicts import Recorder
+from .harness.recorder import Recorder
 from .run import VerdictUnknown
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]

@@ -24,9 +24,10 @@ import pytest
 
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
+from .harness import evidence
+from .harness.traffic import Sub, TopicLoad
 from .migration import judge, observe, scenario, trace
 from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
-from .migration.workload import Sub, TopicLoad
 from .run import VerdictUnknown
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -52,7 +53,7 @@ def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture a
 
 
 def _rows(out, topic: str, kind, **where) -> list[dict]:
-    return observe.rows(out.columns, kind=kind, topic=topic, **where)
+    return evidence.rows(out.columns, kind=kind, topic=topic, **where)
 
 
 def test_without_auto_resource_creation(regions, certify_run, request):

@@ -22,9 +22,8 @@ from urllib.parse import urlparse
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.output import progress
 
-from ..migration import observe
-from ..migration.scenario import spark_verdict
-from ..migration.workload import Sub, Traffic
+from ..harness import evidence
+from ..harness.traffic import Sub, Traffic
 from . import trace
 from .client import FailoverClient, FailoverConfig
 
@@ -142,11 +141,11 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
             closing = client.close()
             if closing:
                 hung.append(closing)
-    columns = observe.read_capture(run_dir)
+    columns = evidence.read_capture(run_dir)
     switches = [trace.Event(at, "switch", to, origin) for at, origin, to in client.switches()]
     events = sorted(faults.events + switches, key=lambda e: e.at_ns)
     progress(f"{name}: checking {len(columns['kind'])} captured events with Spark")
-    verdict = spark_verdict(run_dir, columns)
+    verdict = evidence.spark_verdict(run_dir, columns)
     errors = [e for h in traffic.handles for e in h.errors]
     outcome = Outcome(name, run_dir, config, start_ns, events, faults.markers, verdict, columns,
                       columns["kind"].count("send_ok"), errors, hung)

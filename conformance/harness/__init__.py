@@ -1,1 +1,9 @@
-"""Machinery every live scenario shares, whatever the protocol (issue 12 grows it here)."""
+"""Machinery every live scenario shares, whatever the protocol:
+- ``traffic``: producers and consumers through the capture, each on its own client or one the
+  scenario made (a failover client);
+- ``evidence``: the capture's rows and Spark's verdict over them;
+- ``recorder``: per-requirement verdicts into the certification run (a failed MUST fails the test,
+  an unknown one breaks it);
+- ``deadline``: every blocking client call under a deadline, a hung one kept as evidence.
+PIP-188 (conformance/migration/) and PIP-121 (conformance/failover/) build on it.
+"""

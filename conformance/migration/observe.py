@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pyarrow.dataset as ds
-
-from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES, event_files
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 
 
@@ -90,26 +87,6 @@ def topic_state(cluster, topic: str) -> TopicState:
     out.publishers = [p.get("producerName") for p in stats.get("publishers", [])]
     out.subscriptions = stats.get("subscriptions", {})
     out.stats_keys = sorted(stats)
-    return out
-
-
-def read_capture(run_dir) -> dict[str, list]:
-    """The capture's rows as columns (a scenario's capture is thousands of rows, not millions)."""
-    files = event_files(run_dir)
-    if not files:  # no client attached (an old client on a migrated topic): no rows, same columns
-        return {name: [] for name in COLUMN_NAMES}
-    table = ds.dataset(files, format="parquet").to_table()
-    table = table.sort_by([("ts_ns", "ascending")])
-    return {name: table.column(name).to_pylist() for name in table.column_names}
-
-
-def rows(columns: dict[str, list], **where) -> list[dict]:
-    names = list(columns)
-    out = []
-    for values in zip(*(columns[n] for n in names), strict=True):
-        row = dict(zip(names, values, strict=True))
-        if all(row[k] == v if not isinstance(v, tuple) else row[k] in v for k, v in where.items()):
-            out.append(row)
     return out
 
 

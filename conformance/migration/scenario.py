@@ -14,8 +14,9 @@ from pathlib import Path
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.output import progress
 
+from ..harness import evidence
+from ..harness.traffic import TopicLoad, Traffic
 from . import judge, observe
-from .workload import TopicLoad, Traffic
 
 Hook = Callable[[Traffic], "str | None"]
 
@@ -96,31 +97,17 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     markers += [{"ts_ns": call.at_ns, "label": f"hung client call: {call}"} for call in traffic.hung]
     for call in traffic.hung:
         progress(f"scenario: {call}; its stack is in migration.json")
-    columns = observe.read_capture(run_dir)
+    columns = evidence.read_capture(run_dir)
     topics = {}
     for load in loads:
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
                                     (blue_states or {}).get(load.topic))
     progress(f"checking {len(columns['kind'])} captured events with Spark")
-    verdict = spark_verdict(run_dir, columns)
+    verdict = evidence.spark_verdict(run_dir, columns)
     progress(f"Spark: {({True: 'valid', False: 'INVALID', None: 'unknown'})[verdict.get('valid')]}")
     outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
     outcome.save()
     return outcome
-
-
-def spark_verdict(run_dir: Path, columns: dict) -> dict:
-    """Spark's verdict on the capture; with no event at all nothing can be judged (unknown),
-    which Spark would refuse as a capture that recorded nothing."""
-    from pulsar_conformance.fixtures.capture.manifest import read_manifest
-    from pulsar_conformance.spark_checks.check import check_capture
-    from pulsar_conformance.spark_checks.classes import CLASSES
-    from pulsar_conformance.spark_checks.verdict import build_verdict
-
-    if not columns["kind"]:
-        return build_verdict(manifest=read_manifest(run_dir), events=0, sends=0, counts=dict.fromkeys(CLASSES, 0),
-                             examples={}, engine="none")
-    return check_capture(run_dir, engine="spark")
 
 
 def _hook(hook: Hook | None, traffic: Traffic, markers: list[dict]) -> None:
@@ -135,15 +122,15 @@ def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int,
            blue_state: observe.TopicState | None = None) -> TopicOutcome:
     blue_state, green_state = blue_state or observe.topic_state(blue, topic), observe.topic_state(green, topic)
     # producers attached through blue; one writing in another region reaches blue by replication
-    sends = observe.rows(columns, kind="send_ok", topic=topic, cluster="blue")
-    errors = observe.rows(columns, kind=("send_err", "send_unknown"), topic=topic, cluster="blue")
+    sends = evidence.rows(columns, kind="send_ok", topic=topic, cluster="blue")
+    errors = evidence.rows(columns, kind=("send_err", "send_unknown"), topic=topic, cluster="blue")
     placement = observe.place_sends(topic, sends, blue_state, green_state)
     producers = judge.producer_figures(sends, errors, placement, trigger_ns)
     subs = []
     for sub in sorted({h.subscription for h in traffic.handles
                        if h.topic == topic and h.kind == "consumer" and h.cluster == "blue"}):
-        receives = observe.rows(columns, kind="receive", topic=topic, subscription=sub)
-        acks = observe.rows(columns, kind="ack", topic=topic, subscription=sub)
+        receives = evidence.rows(columns, kind="receive", topic=topic, subscription=sub)
+        acks = evidence.rows(columns, kind="ack", topic=topic, subscription=sub)
         figures = judge.subscription_figures(sub, receives, acks, placement, trigger_ns)
         figures.created_after_trigger = all(h.created_ns > trigger_ns for h in traffic.handles
                                             if h.topic == topic and h.subscription == sub)

@@ -38,6 +38,7 @@ from pathlib import Path
 from pulsar_conformance.spec.core.interpreter import Observed, validate
 from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
 
+from ..harness import evidence
 from . import observe
 
 OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")
@@ -89,7 +90,7 @@ class CapturedRun:
     def _of(self, kind: str, topic: str) -> list[dict]:
         """Rows of one kind and topic, in capture order (indexed once per run)."""
         if not self._rows:
-            for row in observe.rows(self.columns):
+            for row in evidence.rows(self.columns):
                 self._rows.setdefault((row["kind"], row["topic"]), []).append(row)
         return self._rows.get((kind, topic), [])
 
@@ -133,7 +134,7 @@ def load_run(run_dir: str | Path) -> CapturedRun:
         for load in json.loads(manifest.read_text()).get("scenario", {}).get("loads", ()):
             for sub in load.get("subs", ()):
                 types[(load["topic"], sub["name"])] = sub.get("type", "")
-    return CapturedRun(run_dir, int(doc["trigger_ns"]), observe.read_capture(run_dir), states, types, late)
+    return CapturedRun(run_dir, int(doc["trigger_ns"]), evidence.read_capture(run_dir), states, types, late)
 
 
 # ---------------------------------------------------------------- the projection

@@ -1,9 +1,9 @@
-"""Topics, subscriptions and the threads that keep traffic flowing through a migration.
+"""Topics, subscriptions and the threads that keep traffic flowing through a scenario, any protocol.
 
-Every producer and consumer has its own client (its own connection: one handle's redirect
-cannot disturb another's) and goes through the capture, so each send outcome, delivery and ack is a row (design.md §5.1). A slow
-subscription builds a backlog in blue before the migration: the PIP says it must drain it
-there before it is redirected; a fast one has none and must move at once.
+Every producer and consumer has its own client by default (its own connection: one handle's
+redirect cannot disturb another's), or one the scenario made (a failover client), and goes
+through the capture, so each send outcome, delivery and ack is a row (design.md §5.1). A slow
+subscription builds a backlog (PIP-188: it must drain it on blue before it is redirected).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pulsar
 
-from ..harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, HungCall, within
+from .deadline import CLIENT_CALL_DEADLINE_S, Hung, HungCall, within
 
 KEYS = tuple(f"k{i}" for i in range(8))
 
@@ -41,7 +41,7 @@ class Handle:
     kind: str  # producer | consumer
     topic: str
     subscription: str | None
-    cluster: str = "blue"  # where the handle was created
+    cluster: str = ""  # where the handle was created (or the caller's client label)
     client: object = None
     wrapped: object = None
     thread: threading.Thread | None = None
