@@ -7,11 +7,7 @@ from ..harness.recorder import Recorder
 
 
 def blue_log(deployment) -> str:
-    home = getattr(deployment, "home", None)
-    if home is None:
-        return ""
-    path = home / "clusters" / "blue" / "logs" / "pulsar.log"
-    return path.read_text(errors="replace") if path.exists() else ""
+    return deployment.broker_log("blue")
 
 
 def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_migrated: bool = True) -> None:
