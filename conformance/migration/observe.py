@@ -14,17 +14,12 @@ from pulsar_conformance.fixtures.deploy.admin import AdminError
 
 
 def admin_get(admin, path: str) -> dict:
-    """The document at ``path``, or what the refusal said: an answer is evidence either way."""
-    try:
-        return admin.request("GET", path)
-    except AdminError as error:
-        return {"error": error.status, "body": str(error)[:300]}
+    return admin.get_or_refusal(path)
 
 
 def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> None:
-    """``POST /admin/v2/clusters/{cluster}/migrate?migrated=`` with the target's URLs (pulsar-facts §4)."""
-    admin.request("POST", f"/admin/v2/clusters/{cluster}/migrate", params={"migrated": str(migrated).lower()},
-                  json={"serviceUrl": target.admin_url, "brokerServiceUrl": target.service_url})
+    """Migrate ``cluster`` to ``target`` (its admin and broker URLs)."""
+    admin.migrate_cluster(cluster, target.admin_url, target.service_url, migrated=migrated)
 
 
 def create_namespace(deployment, namespace: str, replication: dict[str, list[str]]) -> str:
@@ -42,7 +37,7 @@ def create_namespace(deployment, namespace: str, replication: dict[str, list[str
 
 
 def migrate_namespace(admin, namespace: str, migrated: bool = True) -> None:
-    admin.request("POST", f"/admin/v2/namespaces/{namespace}/migration", json=migrated)
+    admin.migrate_namespace(namespace, migrated)
 
 
 @dataclass
