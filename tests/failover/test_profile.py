@@ -45,3 +45,12 @@ def test_certify_refuses_an_old_client_before_starting(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert "needs 99.0.0 or later" in done.stderr and "fix:" in done.stderr
     assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
+
+
+def test_the_failover_modules_import_with_a_client_older_than_3_11():
+    """Every profile collects conformance/: with pulsar-client 3.4.0 (no ServiceInfoProvider) the
+    failover modules must import, or the PIP-188 certification of an old client breaks."""
+    code = ("import sys, types; old = types.ModuleType('pulsar'); sys.modules['pulsar'] = old;"
+            "import pulsar_conformance.conformance.test_client_failover")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
