@@ -17,21 +17,19 @@ def register(commands) -> None:
 
     p = sub.add_parser("check", help="check a spec's invariants with the chosen engines", parents=[common])
     _spec_args(p)
-    p.add_argument("--variant", help="which variant (default: the spec's default)")
     p.add_argument("--engine", choices=("z3", "hypothesis", "explore", "all"), default="all")
     p.add_argument("--no-shrink", action="store_true",
                    help="report Hypothesis' first failing run as found, unshrunk (much faster; z3's trace is shortest)")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("mutants", help="run every mutant; each must be killed by z3 and by Hypothesis", parents=[common])
-    _spec_args(p)
+    _spec_args(p, variant=False)  # each mutant names its variant
     p.add_argument("--only", help="run just this mutant")
     p.set_defaults(handler=cmd_mutants)
 
     p = sub.add_parser("explore", help="breadth-first exploration: distinct states, depth, states/s; "
                        "--reach EXPR: the shortest trace to a state where EXPR holds", parents=[common])
     _spec_args(p)
-    p.add_argument("--variant")
     p.add_argument("--reach", metavar="EXPR",
                    help="a Python expression over the state's variables (enum values by name, arrays by key), "
                         "e.g. \"current != 'primary' and not up[current]\"; exit 1 when unreachable")
@@ -40,39 +38,31 @@ def register(commands) -> None:
 
     p = sub.add_parser("simulate", help="random runs: each step one of the enabled actions, all equally likely",
                        parents=[common])
-    p.add_argument("spec")
-    p.add_argument("--variant")
+    _instance_args(p)
     p.add_argument("--steps", type=int, default=20, help="steps per run (default 20)")
     p.add_argument("--runs", type=int, default=1, help="runs, with seeds SEED, SEED+1, ... (default 1)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--until", metavar="EXPR", help="stop a run where EXPR holds; exit 1 when no run got there")
     p.add_argument("--itf", metavar="FILE", help="write the (last) run as ITF JSON")
-    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
     p.set_defaults(handler=cmd_simulate)
 
     p = sub.add_parser("replay", help="check an ITF trace against a spec: every step an action it allows",
                        parents=[common])
-    p.add_argument("spec")
+    _instance_args(p, variant_help="default: the variant the trace's #meta names, else the spec's default")
     p.add_argument("file", help="ITF JSON (written by this suite, Apalache or Quint)")
-    p.add_argument("--variant", help="default: the variant the trace's #meta names, else the spec's default")
-    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
     p.set_defaults(handler=cmd_replay)
 
     p = sub.add_parser("graph", help="the reachable state graph of a small instance (DOT, SVG, PNG) and action coverage",
                        parents=[common])
-    p.add_argument("spec")
-    p.add_argument("--variant")
+    _instance_args(p)
     p.add_argument("--out", required=True, metavar="FILE", help="FILE.dot, FILE.svg or FILE.png")
     p.add_argument("--max-states", type=int, default=400, help="refuse above this many nodes (default 400)")
     p.add_argument("--vars", help="comma-separated variables to draw: states that agree on them are one node "
                                   "(default: all; ghost counters multiply the states)")
-    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
     p.set_defaults(handler=cmd_graph)
 
     p = sub.add_parser("step", help="walk a spec by hand: enabled actions, pick one, undo", parents=[common])
-    p.add_argument("spec")
-    p.add_argument("--variant")
-    p.add_argument("--const", action="append", default=[], metavar="NAME=N")
+    _instance_args(p)
     p.set_defaults(handler=cmd_step)
 
     p = sub.add_parser("catalog", help="the requirements catalog: ids, strengths, what models and checks each",
@@ -86,8 +76,9 @@ def register(commands) -> None:
     p.add_argument("--specs", help="comma-separated spec names (default: all)")
 
 
-def _spec_args(p):
-    p.add_argument("spec", help="spec name (see 'spec list')")
+def _spec_args(p, variant: bool = True):
+    """The instance and the search budgets of the commands that search (check, mutants, explore)."""
+    _instance_args(p, variant=variant)
     p.add_argument("--depth", type=int, default=12, help="z3 BMC depth (default 12)")
     p.add_argument("--examples", type=int, default=300, help="Hypothesis examples (default 300)")
     p.add_argument("--steps", type=int, default=40, help="Hypothesis steps per example (default 40)")
@@ -95,6 +86,13 @@ def _spec_args(p):
     p.add_argument("--max-states", type=int, default=1_000_000, help="explorer bound (default 1,000,000)")
     p.add_argument("--max-seconds", type=float, default=600.0,
                    help="time budget of each engine (default 600); a search it cuts short makes the check unknown (exit 2)")
+
+
+def _instance_args(p, variant_help: str = "which variant (default: the spec's default)", variant: bool = True):
+    """Which spec instance: its name, variant and constants."""
+    p.add_argument("spec", help="spec name (see 'spec list')")
+    if variant:
+        p.add_argument("--variant", help=variant_help)
     p.add_argument("--const", action="append", default=[], metavar="NAME=N",
                    help="override a constant, e.g. --const CLUSTERS=2 (repeatable)")
 
@@ -221,14 +219,18 @@ def _predicate(spec, expression: str, option: str):
                          "enum values by name (e.g. current == 'primary')") from error
 
 
-def _itf_path(value: str | None):
+def _out_path(value: str | None, option: str = "--itf", suffixes: tuple[str, ...] = ()):
+    """Where a command writes, checked before any work: an existing folder (and a known format)."""
     from pathlib import Path
 
     if value is None:
         return None
     path = Path(value)
+    if suffixes and path.suffix not in suffixes:
+        raise UsageError(f"{option} {value}: write {' or '.join('FILE' + x for x in suffixes)}",
+                         f"e.g. {option} client-failover{suffixes[0]}")
     if not path.parent.is_dir():
-        raise UsageError(f"--itf {value}: folder {path.parent} does not exist", "create it or write elsewhere")
+        raise UsageError(f"{option} {value}: folder {path.parent} does not exist", "create it or write elsewhere")
     return path
 
 
@@ -240,7 +242,7 @@ def cmd_explore(args) -> int:
     from .core.render import violation_json, violation_table
 
     spec = _make(args, args.variant)
-    out = _itf_path(args.itf)
+    out = _out_path(args.itf)
     result = explore(spec, max_states=args.max_states)
     if out is not None:
         for name, violation in result.violations.items():
@@ -268,7 +270,7 @@ def _reach(args) -> int:
 
     spec = _make(args, args.variant)
     holds = _predicate(spec, args.reach, "--reach")
-    out = _itf_path(args.itf)
+    out = _out_path(args.itf)
     trace, result = reach(spec, holds, max_states=args.max_states, max_seconds=args.max_seconds)
     bounds = (f"{result.distinct_states} states to depth {result.depth}"
               + ("" if result.complete else f", stopped by {result.stopped_by}: raise --max-states/--max-seconds"))
@@ -301,7 +303,7 @@ def cmd_simulate(args) -> int:
         raise UsageError("--steps and --runs must be >= 1", "pass e.g. --steps 20 --runs 5")
     spec = _make(args, args.variant)
     until = _predicate(spec, args.until, "--until") if args.until else None
-    out = _itf_path(args.itf)
+    out = _out_path(args.itf)
     runs = [simulate(spec, steps=args.steps, seed=args.seed + i, until=until) for i in range(args.runs)]
     if out is not None:
         chosen = next((r for r in runs if r.stopped_by == "until"), runs[-1]) if until else runs[-1]
@@ -366,15 +368,11 @@ def cmd_replay(args) -> int:
 
 
 def cmd_graph(args) -> int:
-    from pathlib import Path
 
     from .core import graph
 
     spec = _make(args, args.variant)
-    out = Path(args.out)
-    if out.suffix not in (".dot", ".svg", ".png") or not out.parent.is_dir():
-        raise UsageError(f"--out {args.out}: must be FILE.dot, FILE.svg or FILE.png in an existing folder",
-                         "e.g. --out client-failover.svg")
+    out = _out_path(args.out, "--out", (".svg", ".dot", ".png"))
     try:
         g = graph.build(spec, max_states=args.max_states,
                         variables=tuple(v.strip() for v in args.vars.split(",") if v.strip()) if args.vars else ())

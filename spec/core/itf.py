@@ -14,38 +14,27 @@ from functools import cache
 from pathlib import Path
 
 from .interpreter import apply, initial_state
-from .model import ArrayT, BoolT, EnumT, Spec, Violation
-from .view import raw, value
+from .model import BoolT, Spec, Violation
+from .view import changes, raw, value
 
 SCHEMA = Path(__file__).with_name("itf.schema.json")
 DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
+def _wrap(typ, v):
+    return bool(v) if isinstance(typ, BoolT) else {"#bigint": str(int(v))}
+
+
+def _unwrap(_typ, doc):
+    return int(doc["#bigint"]) if isinstance(doc, dict) and "#bigint" in doc else doc
+
+
 def encode_value(typ, raw_value):
-    if isinstance(typ, BoolT):
-        return bool(raw_value)
-    if isinstance(typ, EnumT):
-        return value(typ, raw_value)
-    if isinstance(typ, ArrayT):
-        items = [encode_value(typ.elem, x) for x in raw_value]
-        return dict(zip(typ.index.names, items, strict=True)) if isinstance(typ.index, EnumT) else items
-    return {"#bigint": str(int(raw_value))}
+    return value(typ, raw_value, _wrap)
 
 
 def decode_value(typ, doc):
-    if isinstance(doc, dict) and "#bigint" in doc:
-        return raw(typ, int(doc["#bigint"]))
-    if isinstance(typ, ArrayT):
-        if isinstance(typ.index, EnumT):
-            if not isinstance(doc, dict) or set(doc) != set(typ.index.names):
-                raise ValueError(f"expected a record with fields {list(typ.index.names)}, got {doc!r}")
-            return tuple(decode_value(typ.elem, doc[name]) for name in typ.index.names)
-        if not isinstance(doc, list) or len(doc) != typ.size:
-            raise ValueError(f"expected a list of {typ.size} values, got {doc!r}")
-        return tuple(decode_value(typ.elem, x) for x in doc)
-    if isinstance(typ, BoolT) and not isinstance(doc, bool):
-        raise ValueError(f"expected a boolean, got {doc!r}")
-    return raw(typ, doc)
+    return raw(typ, doc, _unwrap)
 
 
 def to_itf(spec: Spec, trace: Violation, *, kind: str, description: str = "") -> dict:
@@ -129,6 +118,4 @@ def replay(spec: Spec, doc) -> ReplayReport:
 
 
 def _diff(spec: Spec, a, b) -> str:
-    shown_a, shown_b = spec.show_state(a), spec.show_state(b)
-    changed = [f"{v}: {shown_a[v]} -> {shown_b[v]}" for v in spec.var_types if shown_a[v] != shown_b[v]]
-    return "; ".join(changed) or "no variable changed"
+    return "; ".join(changes(spec, a, b)) or "no variable changed"

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from .interpreter import initial_state, successors, violated
 from .model import Spec
+from .view import changes
 
 HELP = "N: take action N   u: undo   s: the whole state   q: quit   ?: this help"
 
@@ -28,10 +29,8 @@ class Session:
         if not 1 <= number <= len(enabled):
             return f"no action {number}: choose 1..{len(enabled)}"
         label, nxt = enabled[number - 1]
-        before = self.spec.show_state(self.state)
+        changed = changes(self.spec, self.state, nxt)
         self.history.append((nxt, label))
-        after = self.spec.show_state(nxt)
-        changed = [f"{v}: {before[v]} -> {after[v]}" for v in after if before[v] != after[v]]
         return f"step {len(self.history) - 1}: {label}\n  " + ("\n  ".join(changed) or "(nothing changed)")
 
     def undo(self) -> str:

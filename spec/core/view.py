@@ -17,24 +17,30 @@ SAFE = {name: getattr(builtins, name)
         for name in ("len", "any", "all", "sum", "min", "max", "sorted", "set", "tuple", "list", "abs", "range")}
 
 
-def value(typ, raw) -> Any:
-    """One variable's value in the readable view."""
+def _same(_typ, v):
+    return v
+
+
+def value(typ, raw, scalar: Callable[[Any, Any], Any] = _same) -> Any:
+    """One variable's value in the readable view; ``scalar(typ, v)`` writes a number or a boolean
+    (ITF wraps integers, for one)."""
     if isinstance(typ, EnumT):
         return typ.names[raw]
     if isinstance(typ, ArrayT):
-        items = [value(typ.elem, x) for x in raw]
+        items = [value(typ.elem, x, scalar) for x in raw]
         if isinstance(typ.index, EnumT):
             return dict(zip(typ.index.names, items, strict=True))
         return items
-    return raw
+    return scalar(typ, raw)
 
 
 def readable(spec: Spec, state) -> dict[str, Any]:
     return {var: value(typ, getattr(state, var)) for var, typ in spec.var_types.items()}
 
 
-def raw(typ, shown) -> Any:
-    """The inverse of ``value``: a readable value back to the interpreters' representation."""
+def raw(typ, shown, scalar: Callable[[Any, Any], Any] = _same) -> Any:
+    """The inverse of ``value``: a readable value back to the interpreters' representation;
+    ``scalar(typ, v)`` reads a number or a boolean first (ITF's wrapped integers)."""
     if isinstance(typ, EnumT):
         if shown not in typ.names:
             raise ValueError(f"{shown!r} is not one of {list(typ.names)}")
@@ -43,13 +49,20 @@ def raw(typ, shown) -> Any:
         if isinstance(typ.index, EnumT):
             if not isinstance(shown, dict) or set(shown) != set(typ.index.names):
                 raise ValueError(f"expected a map with keys {list(typ.index.names)}, got {shown!r}")
-            return tuple(raw(typ.elem, shown[name]) for name in typ.index.names)
+            return tuple(raw(typ.elem, shown[name], scalar) for name in typ.index.names)
         if not isinstance(shown, list | tuple) or len(shown) != typ.size:
             raise ValueError(f"expected {typ.size} values, got {shown!r}")
-        return tuple(raw(typ.elem, x) for x in shown)
+        return tuple(raw(typ.elem, x, scalar) for x in shown)
+    shown = scalar(typ, shown)
     if not typ.contains(shown):
         raise ValueError(f"{shown!r} is outside {typ}")
     return shown
+
+
+def changes(spec: Spec, before, after) -> list[str]:
+    """``var: old -> new`` for each variable a step changed, as people read the values."""
+    a, b = spec.show_state(before), spec.show_state(after)
+    return [f"{v}: {a[v]} -> {b[v]}" for v in spec.var_types if a[v] != b[v]]
 
 
 def predicate(spec: Spec, expression: str) -> Callable[[Any], bool]:
