@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, UsageError
+from pulsar_conformance.files import write_atomic
 
 FORMAT = "pulsar-conformance-certification/1"
 
@@ -112,8 +113,6 @@ def run_compare(args) -> int:
         out = Path(args.html)
         if not out.parent.is_dir():
             raise UsageError(f"--html {out}: directory {out.parent} does not exist", "create it or pick another path")
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(render_html(doc))
-        tmp.replace(out)  # never a half-written page
+        write_atomic(out, render_html(doc))
     emit(args, doc, lambda: text(doc))
     return EXIT_FAIL if doc["regressions"] else EXIT_PASS

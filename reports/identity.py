@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from pulsar_conformance.files import write_atomic
+
 CLIENT_FILE = "client.json"
 ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"
 
@@ -46,9 +48,7 @@ def client_info(out: Path) -> dict:
 
 
 def write_client_info(out: Path, record: dict) -> None:
-    tmp = out / f"{CLIENT_FILE}.tmp"
-    tmp.write_text(json.dumps(record, indent=2))
-    tmp.replace(out / CLIENT_FILE)
+    write_atomic(out / CLIENT_FILE, json.dumps(record, indent=2))
 
 
 def pytest_sessionfinish(session) -> None:

@@ -15,6 +15,7 @@ from copy import copy
 from pathlib import Path
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.files import write_atomic
 from pulsar_conformance.output import emit, progress
 
 from .compare import FORMAT, Bundle, compare, render_html
@@ -144,15 +145,13 @@ def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dic
 
 def _write(out: Path, summary: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2, default=str))
-    tmp.replace(out / "summary.json")
+    write_atomic(out / "summary.json", json.dumps(summary, indent=2, default=str))
 
 
 def _write_compare(out: Path, doc: dict) -> None:
-    (out / "compare.json").write_text(json.dumps(doc, indent=2, default=str))
-    (out / "compare.html").write_text(render_html(doc))
-    (out / "compare.txt").write_text(compare_text(doc) + "\n")
+    write_atomic(out / "compare.json", json.dumps(doc, indent=2, default=str))
+    write_atomic(out / "compare.html", render_html(doc))
+    write_atomic(out / "compare.txt", compare_text(doc) + "\n")
 
 
 def series_text(summary: dict, out: Path) -> str:

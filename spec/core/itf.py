@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from pulsar_conformance.files import write_atomic
+
 from .interpreter import apply, initial_state
 from .model import BoolT, Spec, Violation
 from .view import changes, raw, value
@@ -50,9 +52,7 @@ def to_itf(spec: Spec, trace: Violation, *, kind: str, description: str = "") ->
 
 
 def write(path: Path, doc: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
-    tmp.replace(path)  # never a half-written trace
+    write_atomic(path, json.dumps(doc, indent=1) + "\n")
 
 
 @cache
