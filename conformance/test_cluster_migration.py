@@ -57,7 +57,7 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     def trigger() -> str:
         # the URL comes from the cluster's policies even for namespace migration (pulsar-facts §4)
         observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
-        observe.migrate_namespace(blue.admin(), moving)
+        blue.admin().migrate_namespace(moving)
         return f"namespace {moving} migrated to green"
 
     out = scenario.run(deployment, certify_run.directory("captures", "namespace-migration"), loads, trigger,
@@ -66,8 +66,8 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     judge_topics(rec, out, [loads[0].topic], "namespace-migration")
     judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
     record_traces(rec, out, "namespace-migration", topics=[loads[0].topic])
-    blue_policy = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{moving}")
-    green_policy = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{moving}")
+    blue_policy = blue.admin().get_or_refusal(f"/admin/v2/namespaces/{moving}")
+    green_policy = green.admin().get_or_refusal(f"/admin/v2/namespaces/{moving}")
     rec("namespace-migration/state-local", ["PIP188-R06", "PIP188-R12"],
         blue_policy.get("migrated") is True and green_policy.get("migrated") is False,
         f"blue's policies of {moving}: migrated={blue_policy.get('migrated')}; green's: migrated={green_policy.get('migrated')}")
@@ -135,9 +135,9 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
         f"topic stats fields with 'migrat': {[k for k in keys if 'migrat' in k.lower()] or 'none'}; "
         f"internal stats show state={o.blue.state}, properties.migrated={o.blue.migrated_property}")
     # the migration state is blue's alone
-    on_blue = observe.admin_get(blue.admin(), "/admin/v2/clusters/blue/migrate")
-    on_green = observe.admin_get(green.admin(), "/admin/v2/clusters/blue/migrate")
-    green_ns = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{ns}")
+    on_blue = blue.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
+    on_green = green.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
+    green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{ns}")
     rec(f"{prefix}/state-local", ["PIP188-R12"],
         on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False,
         f"blue says migrated={on_blue.get('migrated')}; green's view of blue: {on_green}; green's namespace migrated={green_ns.get('migrated')}")

@@ -68,7 +68,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
 
     def trigger() -> str:
         observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
-        observe.migrate_namespace(blue.admin(), NOAUTO)
+        blue.admin().migrate_namespace(NOAUTO)
         return f"namespace {NOAUTO} migrated (automatic resource creation off)"
 
     out = scenario.run(deployment, certify_run.directory("captures", "no-auto-create"), [load], trigger,
@@ -131,8 +131,8 @@ def test_blue_restart_after_migration(regions, certify_run, request):
         rec(f"{prefix}/{s.name}/consumer-to-green", ["PIP188-R05"], s.from_green > 0 and s.from_blue == 0,
             f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s"
             + "".join(out.traffic.refusal(c) for c in consumers))
-    blue_ns = observe.admin_get(blue.admin(), f"/admin/v2/namespaces/{NOAUTO}")
-    green_ns = observe.admin_get(green.admin(), f"/admin/v2/namespaces/{NOAUTO}")
+    blue_ns = blue.admin().get_or_refusal(f"/admin/v2/namespaces/{NOAUTO}")
+    green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{NOAUTO}")
     rec(f"{prefix}/state-survives", ["PIP188-R12"],
         blue_ns.get("migrated") is True and green_ns.get("migrated") is False and after.migrated_property in (None, "true")
         and (after.error is not None or after.state == "Terminated"),
@@ -161,7 +161,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
 
     def trigger() -> str:
         observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
-        observe.migrate_namespace(blue.admin(), ns)
+        blue.admin().migrate_namespace(ns)
         return f"namespace {ns} migrated"
 
     def park_and_restart(traffic) -> str:
@@ -218,7 +218,7 @@ def _wait_replicator(cluster, topic: str, to: str, timeout: float) -> bool:
     """True once ``cluster``'s replicator of ``topic`` towards ``to`` is connected with (almost) no backlog."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        stats = observe.admin_get(cluster.admin(), f"/admin/v2/persistent/{topic.split('://', 1)[1]}/stats")
+        stats = cluster.admin().get_or_refusal(f"/admin/v2/persistent/{topic.split('://', 1)[1]}/stats")
         link = (stats.get("replication") or {}).get(to) or {}
         if link.get("connected") and (link.get("replicationBacklog") or 0) < 30:
             return True

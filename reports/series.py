@@ -20,7 +20,7 @@ from pulsar_conformance.output import emit, progress
 
 from .compare import FORMAT, Bundle, compare, render_html
 from .compare import text as compare_text
-from .verdicts import ORDER
+from .verdicts import ORDER, combine
 
 AXES = {"pulsar": "pulsar_version", "client": "client_version"}
 MAX_REPEAT = 20
@@ -108,7 +108,7 @@ def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dic
         first = next(c for c in cells if c)
         seen = [c["verdict"] if c else "absent" for c in cells]
         decided = [v for v in seen if v in ORDER]
-        verdict = min(decided, key=ORDER.__getitem__) if decided else first["verdict"]
+        verdict = combine(decided) if decided else first["verdict"]
         counts = Counter(seen)
         failing = [{"run": name, "seed": summary.get("seed"), "bundle": name,
                     "evidence": (cell or {}).get("evidence", [])[:2]}
@@ -122,8 +122,7 @@ def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dic
             "failing_runs": failing,
             "evidence": [e for f in failing for e in f["evidence"]][:3] or first.get("evidence", [])[:3],
         })
-    verdicts = [s["verdict"] for _, s in members]
-    verdict = min(verdicts, key=lambda v: ORDER.get(v, 1))
+    verdict = combine([s["verdict"] for _, s in members])
     reasons = [f"{name}: {s['verdict']} ({'; '.join(s.get('reasons', [])[:2])})" for name, s in members]
     intermittent = [r["id"] for r in requirements if r["intermittent"]]
     if intermittent:

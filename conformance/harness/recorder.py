@@ -6,7 +6,7 @@ broken (``VerdictUnknown``), never passed.
 """
 from __future__ import annotations
 
-from ..run import VerdictUnknown, record, verdict_of
+from ..run import VerdictUnknown, catalog_requirements, record, verdict_of
 
 
 class Recorder:
@@ -21,9 +21,7 @@ class Recorder:
 
     def finish(self) -> None:
         """The test fails on a failed MUST; a failed SHOULD is a recorded deviation (RFC 2119)."""
-        from pulsar_conformance.spec.catalog import load
-
-        strength = {req.id: req.strength for req in load().requirements}
+        strength = {req.id: req.strength for req in catalog_requirements()}
         failed = [f"{r['check']} ({', '.join(r['requirements'])}): {r['evidence']}" for r in self.rows
                   if r["verdict"] == "fail" and any(strength.get(q) == "MUST" for q in r["requirements"])]
         unknown = [r["check"] for r in self.rows if r["verdict"] == "unknown"]

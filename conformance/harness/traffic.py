@@ -83,13 +83,9 @@ class Traffic:
                      label: str | None = None) -> Handle:
         """``client``: one the caller made and closes (e.g. configured for failover), recorded
         under ``label`` instead of a cluster's name; by default each handle gets its own."""
-        cluster = cluster or self.cluster
-        label = label or cluster.name
-        handle = self._handle(name, "producer", topic, None, label)
-        handle.client, handle.client_closed = (client, True) if client else (cluster.client(operation_timeout_seconds=10), False)
-        self.handles.append(handle)
+        handle = self._handle(name, "producer", topic, None, cluster, client, label)
         if self._attach(handle, lambda: self.capture.producer(
-                handle.client, topic, name=name, cluster=label, producer_name=name,
+                handle.client, topic, name=name, cluster=handle.cluster, producer_name=name,
                 send_timeout_millis=self.send_timeout_ms, block_if_queue_full=True, max_pending_messages=500,
                 batching_enabled=False)):
             handle.thread = threading.Thread(target=self._produce, args=(handle, rate), name=name, daemon=True)
@@ -98,15 +94,11 @@ class Traffic:
 
     def add_consumer(self, topic: str, sub: Sub, name: str, cluster=None, *, client=None,
                      label: str | None = None) -> Handle:
-        cluster = cluster or self.cluster
-        label = label or cluster.name
-        handle = self._handle(name, "consumer", topic, sub.name, label)
-        handle.client, handle.client_closed = (client, True) if client else (cluster.client(operation_timeout_seconds=10), False)
+        handle = self._handle(name, "consumer", topic, sub.name, cluster, client, label)
         if sub.must_see:
             self.capture.must_see(topic, sub.name)
-        self.handles.append(handle)
         if self._attach(handle, lambda: self.capture.consumer(
-                handle.client, topic, sub.name, name=name, cluster=label,
+                handle.client, topic, sub.name, name=name, cluster=handle.cluster,
                 consumer_type=getattr(pulsar.ConsumerType, sub.type), consumer_name=name,
                 receiver_queue_size=50,
                 initial_position=pulsar.InitialPosition.Latest if sub.latest else pulsar.InitialPosition.Earliest)):
@@ -114,8 +106,18 @@ class Traffic:
             handle.thread.start()
         return handle
 
-    def _handle(self, name: str, kind: str, topic: str, subscription: str | None, cluster: str) -> Handle:
-        return Handle(name, kind, topic, subscription, cluster)
+    def _handle(self, name: str, kind: str, topic: str, subscription: str | None, cluster, client,
+                label: str | None) -> Handle:
+        """A new handle on a client of its own on ``cluster`` (default: the traffic's), or on the
+        caller's ``client``, which the caller closes."""
+        cluster = cluster or self.cluster
+        handle = Handle(name, kind, topic, subscription, label or cluster.name)
+        if client is None:
+            handle.client = cluster.client(operation_timeout_seconds=10)
+        else:
+            handle.client, handle.client_closed = client, True
+        self.handles.append(handle)
+        return handle
 
     def _attach(self, handle: Handle, create) -> bool:
         """Create the producer or consumer. A client the broker will not let attach (an old one

@@ -13,10 +13,6 @@ from dataclasses import dataclass, field
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 
 
-def admin_get(admin, path: str) -> dict:
-    return admin.get_or_refusal(path)
-
-
 def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> None:
     """Migrate ``cluster`` to ``target`` (its admin and broker URLs)."""
     admin.migrate_cluster(cluster, target.admin_url, target.service_url, migrated=migrated)
@@ -34,10 +30,6 @@ def create_namespace(deployment, namespace: str, replication: dict[str, list[str
         admin.put_namespace(tenant, name)
         admin.set_replication(tenant, name, clusters)
     return namespace
-
-
-def migrate_namespace(admin, namespace: str, migrated: bool = True) -> None:
-    admin.migrate_namespace(namespace, migrated)
 
 
 @dataclass
