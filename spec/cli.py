@@ -32,7 +32,8 @@ def register(commands) -> None:
     _spec_args(p)
     p.add_argument("--reach", metavar="EXPR",
                    help="a Python expression over the state's variables (enum values by name, arrays by key), "
-                        "e.g. \"current != 'primary' and not up[current]\"; exit 1 when unreachable")
+                        "e.g. \"current != 'primary' and not up[current]\"; the explorer, then z3 BMC to --depth when the "
+                        "explorer stops short; exit 1 when unreachable (within the bounds it says)")
     p.add_argument("--itf", metavar="FILE", help="write the trace(s) found as ITF JSON (Apalache/Quint)")
     p.set_defaults(handler=cmd_explore)
 
@@ -264,31 +265,58 @@ def cmd_explore(args) -> int:
 
 
 def _reach(args) -> int:
+    """The explorer first (breadth first: the shortest trace, or 'unreachable' over the whole
+    graph); when it stops short, z3 BMC to --depth, which can reach deeper than the explorer can
+    enumerate and rules out every trace up to its depth."""
     from .core import itf
+    from .core.bmc import reach as bmc_reach
     from .core.explorer import reach
+    from .core.formula import NotSymbolic
     from .core.render import violation_json, violation_table
 
     spec = _make(args, args.variant)
     holds = _predicate(spec, args.reach, "--reach")
     out = _out_path(args.itf)
     trace, result = reach(spec, holds, max_states=args.max_states, max_seconds=args.max_seconds)
-    bounds = (f"{result.distinct_states} states to depth {result.depth}"
-              + ("" if result.complete else f", stopped by {result.stopped_by}: raise --max-states/--max-seconds"))
+    explored = (f"the explorer: {result.distinct_states} states to depth {result.depth}"
+                + ("" if result.complete else f", stopped by {result.stopped_by}"))
     status = "reached" if trace else ("unreachable" if result.complete else "unknown")
-    doc = {**spec.identity(), "reach": args.reach, "status": status, "explored": result.to_json(),
-           "trace": violation_json(spec, trace) if trace else None}
+    z3_doc, z3_said = None, ""
+    if status == "unknown":
+        try:
+            progress(f"the explorer stopped by {result.stopped_by}; z3 BMC to depth {args.depth}")
+            trace, b = bmc_reach(spec, args.reach, depth=args.depth, max_seconds=args.max_seconds)
+        except NotSymbolic as why:
+            z3_doc = {"skipped": f"z3 BMC cannot take this expression: {why}"}
+            z3_said = f"; {z3_doc['skipped']}"
+        else:
+            z3_doc = b.to_json()
+            if trace is not None:
+                status = "reached"
+            elif b.depth_reached >= args.depth:
+                status = "unreachable"
+                z3_said = f"; z3 BMC: no trace of at most {args.depth} steps reaches it"
+            else:
+                z3_said = f"; z3 BMC ruled out traces up to {b.depth_reached} steps of {args.depth}, stopped by {b.stopped_by}"
+    bounded = status == "unreachable" and not result.complete
+    doc = {**spec.identity(), "reach": args.reach, "status": status, "explored": result.to_json(), "z3_bmc": z3_doc,
+           "bounded": bounded, "trace": violation_json(spec, trace) if trace else None}
     if trace and out is not None:
         itf.write(out, itf.to_itf(spec, trace, kind="reach", description=f"reaches {args.reach}"))
         progress(f"wrote {out}")
 
     def text():
         if trace:
-            return violation_table(spec, trace, title=f"reached {args.reach!r} after {trace.length} step(s) "
-                                   f"(shortest: breadth first over {result.distinct_states} states)")
-        if result.complete:
+            how = (f"breadth first over {result.distinct_states} states" if trace.engine == "explore"
+                   else f"z3 BMC, depth by depth, after {explored}")
+            return violation_table(spec, trace, title=f"reached {args.reach!r} after {trace.length} step(s) (shortest: {how})")
+        if status == "unreachable" and not bounded:
             return f"unreachable: no state of {spec.name} ({spec.variant}) satisfies {args.reach!r}; " \
-                   f"the whole graph was explored ({bounds}) with {spec.constants}"
-        return f"UNKNOWN: not reached within the bounds ({bounds})"
+                   f"the whole graph was explored ({explored}) with {spec.constants}"
+        if bounded:
+            return f"unreachable within {args.depth} steps: {explored}{z3_said}; a longer trace may exist " \
+                   f"(raise --depth, or --max-states/--max-seconds for the explorer)"
+        return f"UNKNOWN: not reached within the bounds ({explored}{z3_said}): raise --max-states/--max-seconds or --depth"
 
     emit(args, doc, text)
     return {"reached": EXIT_PASS, "unreachable": EXIT_FAIL}.get(status, EXIT_UNKNOWN)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import z3
 
 from .backend import Z3
+from .formula import formula
 from .model import FactDecl, Spec, Violation
 from .symbolic import Encoding, as_bool
 
@@ -88,6 +89,31 @@ def bmc(spec: Spec, *, depth: int, invariants=None, max_seconds: float | None = 
             stopped_by = "violation"
             break
     return BmcResult(reached, depth, time.perf_counter() - started, violations, stopped_by)
+
+
+@dataclass(frozen=True)
+class _NotYet:
+    """A reach query as a BMC invariant: 'the expression does not hold yet'."""
+
+    name: str
+    spec: Spec
+    expression: str
+
+    def method(self, state, kit):
+        return z3.Not(formula(self.spec, self.expression, state, kit.numeral))
+
+
+def reach(spec: Spec, expression: str, *, depth: int, max_seconds: float | None = None
+          ) -> tuple[Violation | None, BmcResult]:
+    """The shortest trace (depth by depth) to a state where ``expression`` (over the readable
+    view) holds, or None with the depth every shorter trace was ruled out to.
+
+    Raises ``NotSymbolic`` before any solving when the expression has no z3 meaning."""
+    enc = Encoding(spec)
+    formula(spec, expression, enc.state("check"), enc.kit.numeral)
+    result = bmc(spec, depth=depth, invariants=[_NotYet("target", spec, expression)],
+                 max_seconds=max_seconds, stop_at_first=True)
+    return result.violations.get("target"), result
 
 
 def _read_trace(spec, enc, model, states, acts, name) -> Violation:

@@ -80,10 +80,9 @@ def predicate(spec: Spec, expression: str) -> Callable[[Any], bool]:
     if unknown:
         raise ValueError(f"{expression!r} names {unknown}, which are not variables of {spec.name} "
                          f"(its variables: {', '.join(spec.var_types)})")
-    globals_ = {"__builtins__": SAFE}
-
     def holds(state) -> bool:
-        return bool(eval(code, globals_, readable(spec, state)))  # noqa: S307 - the user's own query, no builtins
+        # the view as globals, not locals: a generator (its own scope) sees globals only
+        return bool(eval(code, {"__builtins__": SAFE, **readable(spec, state)}))  # noqa: S307 - the user's own query
 
     from .interpreter import initial_state
 

@@ -53,6 +53,73 @@ def test_an_expression_that_names_no_variable_is_refused_with_the_variables():
         predicate(ClientFailover(), "up['nowhere']")
 
 
+# expressions the z3 BMC fallback must read exactly as the explorer does (differential check)
+FORMULAS = {
+    "client-failover": ["current != 'primary' and not up[current]", "fails > 2 and current == 'primary'",
+                        "sum(up.values()) == 1", "any(not up[c] for c in up if c != current)",
+                        "all(up[c] == (c == current) for c in up)", "(fails if up[current] else -fails) < 0",
+                        "max(fails, g_p_down) - min(fails, g_p_down) >= 2", "abs(fails - 2) == 1 or g_last == 'failover'"],
+    "policy-sync": [QUESTIONS[1][1], "sum(sum(d.values()) for d in delivered.values()) == len(value)",
+                    "any(value[c] != value[d] for c in value for d in value)", "value['a'] == value['b'] == 0"],
+    "cluster-migration": [QUESTIONS[2][1], "green_len + blue_len >= 2 and not terminated", "sside == 'blue' and (blue_len > 1 or cluster_migrated)"],
+}
+
+
+@pytest.mark.parametrize(("spec", "reachable", "unreachable"), QUESTIONS, ids=[q[0].name for q in QUESTIONS])
+def test_z3_bmc_reaches_the_same_targets_as_the_explorer(spec, reachable, unreachable):
+    """The fallback for instances the explorer cannot finish: the same shortest length, a trace
+    the concrete interpreter replays and whose last state (only) satisfies the expression."""
+    from pulsar_conformance.spec.core.bmc import reach as bmc_reach
+    from pulsar_conformance.spec.core.interpreter import replay
+
+    holds = predicate(spec, reachable)
+    shortest, _ = reach(spec, holds)
+    trace, result = bmc_reach(spec, reachable, depth=shortest.length + 2)
+    assert trace is not None and trace.engine == "z3-bmc" and trace.length == shortest.length, result.to_json()
+    assert holds(trace.states[-1]) and not any(holds(s) for s in trace.states[:-1])
+    assert replay(spec, trace.labels).ok
+    never, result = bmc_reach(spec, unreachable, depth=5)
+    assert never is None and result.depth_reached == 5, result.to_json()
+
+
+@pytest.mark.parametrize("spec", [q[0] for q in QUESTIONS], ids=[q[0].name for q in QUESTIONS])
+def test_the_z3_reading_of_an_expression_agrees_with_python_on_every_explored_state(spec):
+    import z3
+
+    from pulsar_conformance.spec.core.formula import formula
+    from pulsar_conformance.spec.core.symbolic import Encoding
+
+    enc = Encoding(spec)
+    states = _some_states(spec, 400)
+    for expression in FORMULAS[spec.name]:
+        holds = predicate(spec, expression)
+        seen = set()
+        for state in states:
+            got = z3.simplify(formula(spec, expression, enc.constant_state(state), enc.kit.numeral))
+            assert z3.is_true(got) == holds(state), (expression, spec.show_state(state))
+            seen.add(holds(state))
+        assert seen == {True, False}, f"{expression!r} is constant over the sample: it would not tell a wrong reading"
+
+
+def test_an_expression_z3_cannot_read_is_refused_by_name():
+    from pulsar_conformance.spec.core.formula import NotSymbolic, formula
+    from pulsar_conformance.spec.core.symbolic import Encoding
+
+    spec = ClientFailover()
+    enc = Encoding(spec)
+    for expression, named in [("sorted(up)[0] == 'primary'", "sorted"), ("fails // 2 == 1", "FloorDiv"),
+                              ("up == up", "whole array"), ("current in up", "In")]:
+        with pytest.raises(NotSymbolic, match=named):
+            formula(spec, expression, enc.state("x"), enc.kit.numeral)
+
+
+def _some_states(spec, limit):
+    from pulsar_conformance.spec.core.graph import build
+
+    states = build(spec, max_states=10**6).states
+    return states[:: max(1, len(states) // limit)]
+
+
 def test_reach_cli_exit_codes(tmp_path):
     found = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", QUESTIONS[0][1],
                             "--itf", str(tmp_path / "t.json"), "--json"], capture_output=True, text=True)
@@ -61,9 +128,16 @@ def test_reach_cli_exit_codes(tmp_path):
     never = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", QUESTIONS[0][2]],
                            capture_output=True, text=True)
     assert never.returncode == 1 and "unreachable" in never.stdout and "12504 states" in never.stdout
-    cut = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", QUESTIONS[0][2], "--max-states", "100"],
-                         capture_output=True, text=True)
-    assert cut.returncode == 2 and "UNKNOWN" in cut.stdout and "raise --max-states" in cut.stdout
+    cut = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", QUESTIONS[0][2], "--max-states", "100",
+                          "--depth", "8"], capture_output=True, text=True)  # the explorer stops short: z3 BMC bounds it
+    assert cut.returncode == 1 and "unreachable within 8 steps" in cut.stdout and "stopped by max_states" in cut.stdout
+    deep = subprocess.run([*CLI, "spec", "explore", "cluster-migration", "--reach", QUESTIONS[2][1], "--max-states", "5",
+                           "--json"], capture_output=True, text=True)
+    doc = json.loads(deep.stdout)
+    assert deep.returncode == 0 and doc["status"] == "reached" and doc["trace"]["engine"] == "z3-bmc", deep.stderr
+    opaque = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", "len(sorted(up)) == 4",
+                             "--max-states", "100"], capture_output=True, text=True)
+    assert opaque.returncode == 2 and "UNKNOWN" in opaque.stdout and "cannot take this expression" in opaque.stdout
     bad = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", "current =="], capture_output=True, text=True)
     assert bad.returncode == 2 and "not a Python expression" in bad.stderr
 
