@@ -7,7 +7,7 @@ producer and an Exclusive consumer through one failover client (check every 200 
 of 3 probes), injects faults, puts the clusters back, and is judged from the capture (Spark),
 from where the client was attached over time, and by validating what was observed against the
 client-failover spec (cpp variant; conformance/failover/trace.py). Pulsar-facts §7 has the
-client's rules; the seed is shared/seeds/pip-121-client-cluster-failover.md.
+client's rules; the seed is https://github.com/apache/pulsar/blob/master/pip/pip-121.md.
 """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ import time
 import pytest
 
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
+from pulsar_conformance.wait import wait_until
 
 from .harness import evidence
 from .harness.traffic import Sub, TopicLoad
@@ -216,14 +217,12 @@ def test_stranded_backlog(regions, certify_run, request, restart):
 
 def _wait_replicator(cluster, topic: str, to: str, timeout: float) -> bool:
     """True once ``cluster``'s replicator of ``topic`` towards ``to`` is connected with (almost) no backlog."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def caught_up() -> bool:
         stats = cluster.admin().get_or_refusal(f"/admin/v2/persistent/{topic.split('://', 1)[1]}/stats")
         link = (stats.get("replication") or {}).get(to) or {}
-        if link.get("connected") and (link.get("replicationBacklog") or 0) < 30:
-            return True
-        time.sleep(0.5)
-    return False
+        return bool(link.get("connected") and (link.get("replicationBacklog") or 0) < 30)
+
+    return wait_until(caught_up, timeout=timeout, interval=0.5)
 
 
 def test_migration_with_geo_replication(regions, certify_run, request):

@@ -1,5 +1,5 @@
 """Geo-replication blue -> green through a replication outage, recorded by the capture and
-judged by the Spark checks (design.md §5.2).
+judged by the Spark checks (docs/spark-checks.md).
 
 A producer on blue sends keyed messages at a steady rate in three phases: replication up,
 replication cut (the suite's fault proxy resets the blue<->green link), replication healed.
@@ -18,6 +18,7 @@ import pytest
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.output import progress
+from pulsar_conformance.wait import wait_until
 
 from .geo_replication import judge
 from .harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
@@ -52,12 +53,7 @@ def _counting_listener(counts, name):
 
 
 def _wait(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    return predicate()
+    return wait_until(predicate, timeout=seconds, interval=0.2)
 
 
 def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicated_namespace, certify_run, request):

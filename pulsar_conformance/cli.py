@@ -1,4 +1,4 @@
-"""The single entry point, ``pulsar-conformance`` (design.md §5.3).
+"""The single entry point, ``pulsar-conformance`` (docs/certify.md).
 
 Each area registers its own subcommands (``register(commands)`` in its ``cli`` module), so
 that the areas stay independent and a heavy import (pyspark, pulsar) happens only when a

@@ -1,4 +1,4 @@
-"""Exit codes and the errors that map onto them (design.md §5.3)."""
+"""Exit codes and the errors that map onto them (docs/certify.md)."""
 
 EXIT_PASS = 0
 EXIT_FAIL = 1

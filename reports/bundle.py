@@ -1,4 +1,4 @@
-"""Assemble the certification bundle (design.md §5.5) from what the pytest run left in ``out``.
+"""Assemble the certification bundle (docs/certify.md) from what the pytest run left in ``out``.
 
 Inputs: checks.jsonl (verdicts), junit.xml, allure-results/, spec/*.json, captures/*/
 (events, manifest, markers, verdict), logs/, deployment.json. Outputs: report.html,

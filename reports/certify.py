@@ -21,6 +21,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from packaging.version import Version
+
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit, progress
 
@@ -135,14 +137,10 @@ def _check_client(profile, client) -> None:
     needed = profile.min_client
     if not needed or not client.version:
         return
-    if _release(client.version) < _release(needed):
+    if Version(client.version) < Version(needed):
         raise UsageError(f"pulsar-client {client.version} cannot run the {profile.name} profile: it needs {needed} or "
                          f"later ({profile.min_client_why})",
                          f"pass --client-version {needed} or later, or certify another profile with {client.version}")
-
-
-def _release(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
 
 
 def _child_env(args, profile, deployment: dict, out: Path) -> dict:

@@ -1,4 +1,4 @@
-"""``compare BUNDLE...``: certification bundles side by side, per requirement (design.md §5.6).
+"""``compare BUNDLE...``: certification bundles side by side, per requirement (docs/ci-gating.md).
 
 The first bundle is the baseline (e.g. the release in production); a requirement that passed
 there and fails in a later bundle is a regression, and ``compare`` exits 1 on any, which is what

@@ -1,6 +1,6 @@
 """``certify --repeat N`` and ``certify --matrix AXIS=V1,V2``: a series of certification runs,
 each a complete bundle in a folder of its own (fresh deployment, seed, versions), and one summary
-over them (design.md §5.6).
+over them (docs/ci-gating.md).
 
 A requirement's verdict over repeated runs is its worst (any failing run fails it) with counts
 (``pass 2/3``); one that passed in some runs and failed in others is marked intermittent, with

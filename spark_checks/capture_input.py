@@ -72,7 +72,7 @@ def open_capture(run_dir: str | os.PathLike) -> CaptureInput:
 def _check_schema(path: str, schema: pa.Schema) -> None:
     missing = [name for name in _ACCEPTED_TYPES if schema.get_field_index(name) < 0]
     if missing:
-        raise UsageError(f"{path} lacks the column(s) {missing} of the capture format (design.md §5.1)",
+        raise UsageError(f"{path} lacks the column(s) {missing} of the capture format (docs/capture.md)",
                          "write captures with pulsar_conformance.fixtures.capture, or add the columns")
     wrong = [
         f"{name} is {schema.field(name).type}, expected {next(iter(sorted(map(str, types))))}"
@@ -81,4 +81,4 @@ def _check_schema(path: str, schema: pa.Schema) -> None:
     ]
     if wrong:
         raise UsageError(f"{path} has mistyped column(s): {'; '.join(wrong)}",
-                         "cast the columns to the types of design.md §5.1 (ts_ns and seq int64, redelivery_count int32)")
+                         "cast the columns to the types of docs/capture.md (ts_ns and seq int64, redelivery_count int32)")

@@ -1,4 +1,4 @@
-"""The anomaly classes of design.md §5.2, in the order reports list them."""
+"""The anomaly classes of docs/spark-checks.md, in the order reports list them."""
 
 LOST = "lost"
 DUPLICATE = "duplicate"

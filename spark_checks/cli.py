@@ -8,7 +8,7 @@ from pulsar_conformance.output import emit
 def register(commands) -> None:
     check = commands.add(
         "check-capture", _check_capture,
-        "check a capture run directory for the anomalies of design.md §5.2 (exit 0 valid, 1 invalid, 2 unknown)",
+        "check a capture run directory for the anomalies of docs/spark-checks.md (exit 0 valid, 1 invalid, 2 unknown)",
     )
     check.add_argument("run_dir", metavar="RUN_DIR", help="directory holding manifest.json and events/*.parquet")
     check.add_argument("--master", default="local[*]",

@@ -82,7 +82,7 @@ def run_checks(capture: CaptureInput) -> dict:
                 found[LOST].append(((ts, uid), {"topic": topic, "subscription": sub, "uid": uid, "producer": producer,
                                                 "seq": seq, "key": key, "sent_ts_ns": ts}))
 
-    # Order is per consumer client (design.md §5.2); equal timestamps give the benefit of the doubt.
+    # Order is per consumer client (docs/spark-checks.md); equal timestamps give the benefit of the doubt.
     first_deliveries.sort(key=lambda r: (r[0], r[1], r[2], r[3], r[4] is None, r[4] or "", r[5], r[6]))
     group, highest = None, None
     for topic, sub, client, producer, key, ts, seq, uid in first_deliveries:

@@ -265,7 +265,7 @@ def _pairs(events: DataFrame, must_see: list[dict]) -> DataFrame:
 def _ordering(stream: DataFrame) -> DataFrame:
     """Each row's findings (column ``found``), a nonmonotonic one added where the first
     delivery has a lower seq than an earlier first delivery of the same (subscription,
-    client, producer, key). Order is per consumer client (design.md §5.2); equal timestamps
+    client, producer, key). Order is per consumer client (docs/spark-checks.md); equal timestamps
     give the benefit of the doubt. Rows without findings are left out."""
     c = F.col
     group = Window.partitionBy("tsk", "fgrp").orderBy("fts", "fseq")

@@ -1,4 +1,4 @@
-"""The verdict document of ``check-capture`` (design.md §5.2), whichever engine computed it."""
+"""The verdict document of ``check-capture`` (docs/spark-checks.md), whichever engine computed it."""
 from __future__ import annotations
 
 from .classes import CLASSES

@@ -3,7 +3,7 @@
 The client says which service it uses (``Client.get_service_info()``); a poller asks every 10 ms
 and keeps each change as an ``Attachment``: the switches the verdicts and the trace validation
 read. A probe cannot be observed from outside the client, so the switches are the client's
-observable steps (pulsar-facts §7: probes are TCP connects, checks run ``check_interval`` after
+observable steps (docs/client-failover.md: probes are TCP connects, checks run ``check_interval`` after
 the previous one finished)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""What a scenario leaves to be judged, whatever the protocol: the capture's rows (design.md
-§5.1) and Spark's verdict over them (§5.2)."""
+"""What a scenario leaves to be judged, whatever the protocol: the capture's rows (docs/capture.md)
+and Spark's verdict over them (docs/spark-checks.md)."""
 from __future__ import annotations
 
 from pathlib import Path

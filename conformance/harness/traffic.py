@@ -2,7 +2,7 @@
 
 Every producer and consumer has its own client by default (its own connection: one handle's
 redirect cannot disturb another's), or one the scenario made (a failover client), and goes
-through the capture, so each send outcome, delivery and ack is a row (design.md §5.1). A slow
+through the capture, so each send outcome, delivery and ack is a row (docs/capture.md). A slow
 subscription builds a backlog (PIP-188: it must drain it on blue before it is redirected).
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Trace validation of a captured PIP-188 run against the cluster-migration spec (design.md §4).
+"""Trace validation of a captured PIP-188 run against the cluster-migration spec (docs/spec.md).
 
 The judges (``judge``) measure a run; this asks a different question: is what the clients saw
 a behaviour the spec allows? One producer and one subscription of a topic are projected onto

@@ -1,4 +1,4 @@
-"""The machine-readable requirements catalog (design.md §5.4).
+"""The machine-readable requirements catalog (docs/spec.md).
 
 One YAML file per seed. Each requirement has a stable id, an RFC 2119 strength, the quoted
 source, the spec elements that model it and the conformance tests that check it. A

@@ -1,7 +1,7 @@
 """PIP-121: client cluster failover, as the C++/Python and Java clients implement it.
 
-Seed: shared/seeds/pip-121-client-cluster-failover.md; what the clients really do:
-shared/reference/pulsar-facts.md §7.
+Seed: https://github.com/apache/pulsar/blob/master/pip/pip-121.md; what the clients really do:
+docs/client-failover.md and docs/findings.md.
 
 Time is counted in probe ticks: a ``tick`` is one run of the client's check task, which
 probes with a plain TCP connect, so a probe succeeds exactly when the cluster is up at
@@ -26,7 +26,7 @@ PRIMARY = 0
 class ClientFailover(Spec):
     name = "client-failover"
     title = "PIP-121 client cluster failover (AutoClusterFailover, ControlledClusterFailover)"
-    source = "shared/seeds/pip-121-client-cluster-failover.md"
+    source = "https://github.com/apache/pulsar/blob/master/pip/pip-121.md"
     VARIANTS = {
         "cpp": "C++/Python AutoClusterFailover: consecutive probe counts against failover/switch-back thresholds",
         "java": "Java AutoClusterFailover: failoverDelay/switchBackDelay measured from the first failed/ok probe, fixed-rate ticks",

@@ -1,7 +1,7 @@
 """PIP-188: blue-green cluster migration of one topic, with incoming replication from a remote region.
 
-Seed: shared/seeds/pip-188-cluster-migration.md; what the broker and clients really do:
-shared/reference/pulsar-facts.md §4 and §7.
+Seed: https://github.com/apache/pulsar/blob/master/pip/pip-188.md; what the broker and clients really do:
+docs/cluster-migration.md and docs/findings.md.
 
 One producer writes messages 1..MESSAGES in order; one durable subscription reads them. An
 admin marks blue migrated; the broker's periodic task then terminates the topic in blue.
@@ -40,7 +40,7 @@ SIDES = EnumT(("blue", "green"))
 class ClusterMigration(Spec):
     name = "cluster-migration"
     title = "PIP-188 blue-green cluster migration: producer, subscription and incoming replicator redirection"
-    source = "shared/seeds/pip-188-cluster-migration.md"
+    source = "https://github.com/apache/pulsar/blob/master/pip/pip-188.md"
     VARIANTS = {
         "auto-create": "clusterMigrationAutoResourceCreation=true: the subscription exists on green before any redirect",
         "no-auto-create": "the default (false): the subscription is created on green when its consumer arrives, "

@@ -1,6 +1,6 @@
 """PIP-136: metadata (policy) sync between clusters and its conflict resolution.
 
-Seed: shared/seeds/pip-136-policy-sync-across-clouds.md; the code:
+Seed: https://github.com/apache/pulsar/blob/master/pip/pip-136.md; the code:
 AbstractMetadataStore#handleMetadataEvent / #shouldIgnoreEvent (read in 3.0.0, 4.2.4,
 5.0.0-M1; see docs/findings.md).
 
@@ -41,7 +41,7 @@ ABSENT = 0
 class PolicySync(Spec):
     name = "policy-sync"
     title = "PIP-136 policy sync across clusters: conflict resolution of concurrent updates"
-    source = "shared/seeds/pip-136-policy-sync-across-clouds.md"
+    source = "https://github.com/apache/pulsar/blob/master/pip/pip-136.md"
     VARIANTS = {
         "as-proposed": "the PIP: newer timestamp wins, ties to the smaller source name, store keeps the winner's "
                        "timestamp; a cluster never writes twice within one clock tick (the rule's implicit assumption)",

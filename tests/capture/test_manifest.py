@@ -1,4 +1,4 @@
-"""manifest.json (design.md §5.1): written atomically, read back with clear errors."""
+"""manifest.json (docs/capture.md): written atomically, read back with clear errors."""
 from __future__ import annotations
 
 import json

@@ -1,0 +1,49 @@
+"""Text a user sees cites what a user has: the project's docs or public URLs, never the files the
+suite was written from (design notes, seeds, reference notes) that ship with nobody's copy.
+
+Every string literal of the package (help, errors, report evidence, docstrings shown by --help)
+and every catalog value is read; comments may cite anything."""
+from __future__ import annotations
+
+import io
+import tokenize
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("pulsar_conformance", "spec", "conformance", "fixtures", "spark_checks", "reports")
+OUTSIDE = ("design.md", "shared/", "seeds/", "pulsar-facts", "anchors.md")
+
+
+def _strings(path: Path):
+    if path.suffix == ".py":
+        for tok in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+            if tok.type == tokenize.STRING:
+                yield tok.start[0], tok.string
+    else:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.lstrip().startswith("#"):
+                yield number, line
+
+
+def _offenders(root: Path) -> list[str]:
+    found = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*")):
+            if path.suffix in (".py", ".yaml", ".j2", ".html", ".json") and ".venv" not in path.parts:
+                found += [f"{path.relative_to(root)}:{n}: {text.strip()[:100]}"
+                          for n, text in _strings(path) if any(o in text for o in OUTSIDE)]
+    return found
+
+
+def test_no_user_visible_text_names_a_file_outside_the_project():
+    assert _offenders(ROOT) == []
+
+
+def test_the_scan_sees_a_string_and_skips_a_comment(tmp_path):
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "m.py").write_text('# pulsar-facts §7 says why\nHELP = "see design.md §5.1"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(__import__(__name__, fromlist=["PACKAGES"]), "PACKAGES", ("spec",))
+        assert _offenders(tmp_path) == ['spec/m.py:2: "see design.md §5.1"']
