@@ -5,5 +5,5 @@
 - ``recorder``: per-requirement verdicts into the certification run (a failed MUST fails the test,
   an unknown one breaks it);
 - ``deadline``: every blocking client call under a deadline, a hung one kept as evidence.
-PIP-188 (conformance/migration/) and PIP-121 (conformance/failover/) build on it.
+PIP-188 (conformance/protocols/cluster_migration/) and PIP-121 (conformance/protocols/client_failover/) build on it.
 """

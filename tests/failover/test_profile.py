@@ -28,7 +28,7 @@ def test_the_profile_certifies_what_its_scenarios_judge():
     assert {"PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R05", "PIP121-R07", "PIP121-R08",
             "PIP121-R11"} == declared
     # every check name the scenarios record is one the catalog links (no orphan verdicts)
-    source = (__import__("pathlib").Path(__file__).resolve().parents[2] / "conformance" / "test_client_failover.py").read_text()
+    source = (__import__("pathlib").Path(__file__).resolve().parents[2] / "conformance" / "protocols" / "client_failover" / "test_client_failover.py").read_text()
     for link in ("failed-over", "switched-back", "waited-for-threshold", "probed-in-order", "left-dead-secondary",
                  "tcp-probe-blind-spot", "follows-provider", "nothing-acknowledged-lost", "trace"):
         assert f"/{link}" in source
@@ -51,6 +51,6 @@ def test_the_failover_modules_import_with_a_client_older_than_3_11():
     """Every profile collects conformance/: with pulsar-client 3.4.0 (no ServiceInfoProvider) the
     failover modules must import, or the PIP-188 certification of an old client breaks."""
     code = ("import sys, types; old = types.ModuleType('pulsar'); sys.modules['pulsar'] = old;"
-            "import pulsar_conformance.conformance.test_client_failover")
+            "import pulsar_conformance.conformance.protocols.client_failover.test_client_failover")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

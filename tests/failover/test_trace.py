@@ -1,4 +1,4 @@
-"""Trace validation of PIP-121 runs (conformance/failover/trace.py): what a real client did,
+"""Trace validation of PIP-121 runs (conformance/protocols/client_failover/trace.py): what a real client did,
 projected onto the client-failover spec with the check interval bounding the hidden checks. A
 good run is a behaviour; a switch before the threshold, to a cluster that is down, or to the
 second secondary while the first is up, is not."""
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pulsar_conformance.conformance.failover.client import FailoverConfig
-from pulsar_conformance.conformance.failover.trace import Event, validate_events
+from pulsar_conformance.conformance.protocols.client_failover.client import FailoverConfig
+from pulsar_conformance.conformance.protocols.client_failover.trace import Event, validate_events
 
 CONFIG = FailoverConfig("primary", ("s1", "s2"), interval_ms=200, failover_threshold=3, switch_back_threshold=3)
 S = 1_000_000_000

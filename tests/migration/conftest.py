@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pulsar_conformance.conformance.migration import trace
+from pulsar_conformance.conformance.protocols.cluster_migration import trace
 
 from .recorded import DATA
 

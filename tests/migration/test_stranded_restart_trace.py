@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pulsar_conformance.conformance.migration import trace
+from pulsar_conformance.conformance.protocols.cluster_migration import trace
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "migration" / "stranded-restart-3.13.0"
 

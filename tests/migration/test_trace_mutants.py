@@ -19,7 +19,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from pulsar_conformance.conformance.migration import judge, trace
+from pulsar_conformance.conformance.protocols.cluster_migration import judge, trace
 from pulsar_conformance.spark_checks.check import check_capture
 
 from .recorded import DATA, EXCLUSIVE, PRODUCER

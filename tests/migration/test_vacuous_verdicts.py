@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from pulsar_conformance.conformance.migration import judge, scenario, trace
-from pulsar_conformance.conformance.migration.verdicts import judge_topics, record_traces
+from pulsar_conformance.conformance.protocols.cluster_migration import judge, scenario, trace
+from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import judge_topics, record_traces
 
 from .recorded import DATA, EXCLUSIVE, PRODUCER
 

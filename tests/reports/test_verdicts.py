@@ -43,7 +43,7 @@ def test_a_capture_with_lost_deliveries_fails_the_run(vendor_run, tmp_path):
     verdict = check_capture(run_dir, engine="spark")
     assert verdict["valid"] is False and verdict["anomalies"]["lost"]["count"] == 10, verdict
     # The fail row comes from the scenario's own judging code, as the live test records it.
-    from pulsar_conformance.conformance.geo_replication import judge
+    from pulsar_conformance.conformance.protocols.geo_replication.verdicts import judge
     from pulsar_conformance.conformance.run import CertifyRun, record
 
     kept = [line for line in (broken / "checks.jsonl").read_text().splitlines()

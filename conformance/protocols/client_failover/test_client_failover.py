@@ -6,7 +6,7 @@ three so that what was written before a switch is where the client goes. Each sc
 producer and an Exclusive consumer through one failover client (check every 200 ms, thresholds
 of 3 probes), injects faults, puts the clusters back, and is judged from the capture (Spark),
 from where the client was attached over time, and by validating what was observed against the
-client-failover spec (cpp variant; conformance/failover/trace.py). Pulsar-facts §7 has the
+client-failover spec (cpp variant; conformance/protocols/client_failover/trace.py). Pulsar-facts §7 has the
 client's rules; the seed is https://github.com/apache/pulsar/blob/master/pip/pip-121.md.
 """
 from __future__ import annotations
@@ -16,11 +16,11 @@ import uuid
 
 import pytest
 
-from .failover import scenario
-from .failover.client import FailoverConfig
-from .failover.trace import evidence
-from .harness.recorder import Recorder
-from .run import VerdictUnknown
+from ...harness.recorder import Recorder
+from ...run import VerdictUnknown
+from . import scenario
+from .client import FailoverConfig
+from .trace import evidence
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 

@@ -25,11 +25,11 @@ import pytest
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.wait import wait_until
 
-from .harness import evidence
-from .harness.traffic import Sub, TopicLoad
-from .migration import judge, observe, scenario, trace
-from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
-from .run import VerdictUnknown
+from ...harness import evidence
+from ...harness.traffic import Sub, TopicLoad
+from ...run import VerdictUnknown
+from . import judge, observe, scenario, trace
+from .verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 

@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from ..harness.recorder import Recorder
+from ...harness.recorder import Recorder
 
 
 def blue_log(deployment) -> str:

@@ -17,9 +17,9 @@ import os
 
 import pytest
 
-from .harness.traffic import Sub, TopicLoad
-from .migration import observe, scenario
-from .migration.verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
+from ...harness.traffic import Sub, TopicLoad
+from . import observe, scenario
+from .verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 

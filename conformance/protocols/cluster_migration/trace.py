@@ -38,7 +38,7 @@ from pathlib import Path
 from pulsar_conformance.spec.core.interpreter import Observed, validate
 from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
 
-from ..harness import evidence
+from ...harness import evidence
 from . import observe
 
 OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")

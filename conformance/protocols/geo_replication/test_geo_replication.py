@@ -20,9 +20,9 @@ from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.output import progress
 from pulsar_conformance.wait import wait_until
 
-from .geo_replication import judge
-from .harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from .run import VerdictUnknown, record
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from ...run import VerdictUnknown, record
+from .verdicts import judge
 
 pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar, pytest.mark.spark]
 

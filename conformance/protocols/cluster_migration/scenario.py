@@ -14,8 +14,8 @@ from pathlib import Path
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.output import progress
 
-from ..harness import evidence
-from ..harness.traffic import TopicLoad, Traffic
+from ...harness import evidence
+from ...harness.traffic import TopicLoad, Traffic
 from . import judge, observe
 
 Hook = Callable[[Traffic], "str | None"]

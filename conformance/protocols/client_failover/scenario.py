@@ -22,8 +22,8 @@ from urllib.parse import urlparse
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.output import progress
 
-from ..harness import evidence
-from ..harness.traffic import Sub, Traffic
+from ...harness import evidence
+from ...harness.traffic import Sub, Traffic
 from . import trace
 from .client import FailoverClient, FailoverConfig
 

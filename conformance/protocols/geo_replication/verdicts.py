@@ -10,7 +10,7 @@ import pyarrow.dataset as ds
 
 from pulsar_conformance.fixtures.capture.schema import RECEIVE, event_files
 
-from .run import verdict_of
+from ...run import verdict_of
 
 
 def deliveries(run_dir: Path) -> dict[str, int]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pulsar
 
-from ..harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 
 POLL_S = 0.01
 

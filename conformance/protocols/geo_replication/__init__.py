@@ -1,0 +1,1 @@
+"""Geo-replication between two clusters: the ground the migration protocols stand on."""
