@@ -9,7 +9,7 @@ from setuptools import find_packages, setup
 
 AREAS = ("spec", "fixtures", "conformance", "spark_checks", "reports")
 
-packages = ["pulsar_conformance"]
+packages = ["pulsar_conformance", *(f"pulsar_conformance.{sub}" for sub in find_packages("pulsar_conformance"))]
 package_dir = {"pulsar_conformance": "pulsar_conformance"}
 for area in AREAS:
     packages.append(f"pulsar_conformance.{area}")

@@ -18,21 +18,18 @@ from pulsar_conformance.fixtures.pytest_plugin import (  # noqa: F401
     replicated_namespace,
 )
 from pulsar_conformance.fixtures.pytest_plugin import pytest_configure as _plugin_configure
+from pulsar_conformance.protocols import PROTOCOLS
 
 from .harness.deadline import ABANDONED
 from .run import ENV_OUT, CertifyRun
 
-AREA_MARKERS = {
-    "smoke": "part of the smoke profile",
-    "geo_replication": "area: geo-replication",
-    "client_failover": "area: PIP-121 client cluster failover",
-    "policy_sync": "area: PIP-136 policy sync",
-    "cluster_migration": "area: PIP-188 blue-green cluster migration",
-}
+# registered from the protocol descriptors (pulsar_conformance/protocols/), not in pyproject.toml,
+# because they belong to this suite (--strict-markers)
+AREA_MARKERS = {"smoke": "part of the smoke profile",
+                **{p.marker: f"area: {p.title}" for p in PROTOCOLS}}
 
 
 def pytest_configure(config) -> None:
-    # registered here, not in pyproject.toml, because they belong to this suite (--strict-markers)
     for name, doc in AREA_MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {doc}")
     _plugin_configure(config)

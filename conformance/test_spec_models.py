@@ -11,13 +11,13 @@ import json
 
 import pytest
 
+from pulsar_conformance.protocols import PROTOCOLS
 from pulsar_conformance.reports.profiles import PROFILES
 from pulsar_conformance.spec.catalog import load as load_catalog
 
 from .run import CertifyRun, VerdictUnknown, record
 
-_AREA_MARK = {"client-failover": pytest.mark.client_failover, "policy-sync": pytest.mark.policy_sync,
-             "cluster-migration": pytest.mark.cluster_migration}
+_AREA_MARK = {p.area: getattr(pytest.mark, p.marker) for p in PROTOCOLS if p.spec}
 _PROFILE = PROFILES[CertifyRun.from_env().profile] if CertifyRun.from_env().profile in PROFILES else PROFILES["smoke"]
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from packaging.version import Version
+
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.protocols import PROTOCOLS, SpecBudget
 
 
 @dataclass(frozen=True)
@@ -54,61 +57,41 @@ class Profile:
         return [r.id for r in requirements if r.area in self.areas and r.conformance and not r.uncovered]
 
 
-# Budgets were measured on the 2-core machine (docs/certify.md): the smoke ones take about
-# 10 s (client-failover cpp) and 20 s (policy-sync as-proposed); the variants with documented
-# violations (java, as-implemented) take 1-4 minutes because every engine must find the
-# counterexample, and all client-failover mutants take almost 3 minutes, so smoke runs one
-# mutant per spec and leaves the rest to `full` and the area profiles.
-_SMOKE_SPECS = (
-    SpecRun("client-failover", "cpp", depth=8, examples=60, max_states=50_000),
-    SpecRun("policy-sync", "as-proposed", depth=5, examples=40, max_states=100_000),
-)
-_FULL_SPECS = (
-    SpecRun("client-failover", "cpp", depth=12, examples=150, max_states=1_000_000),
-    SpecRun("client-failover", "java", depth=12, examples=150, max_states=1_000_000),
-    SpecRun("client-failover", "controlled", depth=12, examples=150, max_states=1_000_000),
-    SpecRun("policy-sync", "as-proposed", depth=8, examples=100, max_states=200_000),
-    SpecRun("policy-sync", "as-proposed-raw-clock", depth=8, examples=100, max_states=200_000),
-    SpecRun("policy-sync", "as-implemented", depth=8, examples=100, max_states=200_000),
-    SpecRun("cluster-migration", "auto-create", depth=10, examples=150, max_states=1_000_000),
-    SpecRun("cluster-migration", "no-auto-create", depth=10, examples=150, max_states=1_000_000),
-    SpecRun("cluster-migration", "restart-strands", depth=10, examples=150, max_states=1_000_000),
-)
+def _run(area: str, budget: SpecBudget) -> SpecRun:
+    return SpecRun(area, budget.variant, depth=budget.depth, examples=budget.examples, max_states=budget.max_states)
 
 
-# AutoClusterFailover and ServiceInfoProvider came with pulsar-client 3.11.0 (C++ 4.1.0; pulsar-facts §7)
-FAILOVER_CLIENT = "3.11.0"
-FAILOVER_WHY = "the client-failover scenarios use AutoClusterFailover and ServiceInfoProvider, new in 3.11.0"
+def _profiles() -> dict[str, Profile]:
+    """smoke, full and one profile per protocol, from the descriptors (pulsar_conformance/protocols/).
+
+    Budgets were measured on the 2-core machine (docs/certify.md): smoke runs each spec's small
+    budget and one mutant per spec (all client-failover mutants take almost 3 minutes); full runs
+    every variant at the budgets CI uses and every mutant."""
+    with_spec = [p for p in PROTOCOLS if p.spec]
+    clients = [p for p in PROTOCOLS if p.min_client]
+    oldest = max(clients, key=lambda p: Version(p.min_client), default=None)
+    profiles = [
+        Profile("smoke", "a short scenario per area: spec checks with small budgets, "
+                + ", ".join(f"{p.area} with capture + Spark" for p in PROTOCOLS if p.live_smoke),
+                markers="smoke", spec_runs=tuple(_run(p.area, p.smoke) for p in with_spec if p.smoke),
+                mutants=tuple((p.area, p.smoke_mutant) for p in with_spec if p.smoke_mutant), messages=1500,
+                areas=tuple(p.area for p in PROTOCOLS if p.live_smoke)),
+        Profile("full", "every conformance test, every spec variant with CI budgets, every mutant",
+                markers="", spec_runs=tuple(_run(p.area, b) for p in with_spec for b in p.ci),
+                mutants=tuple((p.area, None) for p in with_spec if p.mutants),
+                mutant_depth=10, mutant_examples=150, messages=6000,
+                areas=tuple(p.area for p in PROTOCOLS),
+                min_client=oldest.min_client if oldest else None,
+                min_client_why=oldest.min_client_why if oldest else ""),
+    ]
+    for p in PROTOCOLS:
+        profiles.append(Profile(p.area, p.profile, markers=p.marker, spec_runs=tuple(_run(p.area, b) for b in p.ci),
+                                mutants=((p.area, None),) if p.mutants else (), areas=(p.area,),
+                                min_client=p.min_client, min_client_why=p.min_client_why, **p.profile_options))
+    return {p.name: p for p in profiles}
 
 
-def _area(spec: str) -> tuple[SpecRun, ...]:
-    return tuple(r for r in _FULL_SPECS if r.spec == spec)
-
-
-PROFILES: dict[str, Profile] = {p.name: p for p in (
-    Profile("smoke", "a short scenario per area: spec checks with small budgets, geo-replication with capture + Spark",
-            markers="smoke", spec_runs=_SMOKE_SPECS,
-            mutants=(("client-failover", "threshold-off-by-one"), ("policy-sync", "winner-is-oldest")), messages=1500,
-            areas=("geo-replication",)),
-    Profile("full", "every conformance test, every spec variant with CI budgets, every mutant",
-            markers="", spec_runs=_FULL_SPECS, mutants=(("client-failover", None), ("policy-sync", None), ("cluster-migration", None)),
-            mutant_depth=10, mutant_examples=150, messages=6000,
-            areas=("geo-replication", "client-failover", "policy-sync", "cluster-migration"),
-            min_client=FAILOVER_CLIENT, min_client_why=FAILOVER_WHY),
-    Profile("geo-replication", "geo-replication blue -> green with a replication outage, capture + Spark",
-            markers="geo_replication", messages=6000, areas=("geo-replication",)),
-    Profile("client-failover", "PIP-121 client cluster failover on a primary and two secondaries with the Python "
-            "client (kill, restart, pause, a secondary dying, a provider), plus the spec's variants and mutants",
-            markers="client_failover", spec_runs=_area("client-failover"), mutants=(("client-failover", None),),
-            areas=("client-failover",), min_client=FAILOVER_CLIENT, min_client_why=FAILOVER_WHY),
-    Profile("policy-sync", "PIP-136 policy sync: spec variants and mutants",
-            markers="policy_sync", spec_runs=_area("policy-sync"), mutants=(("policy-sync", None),),
-            areas=("policy-sync",)),
-    Profile("cluster-migration", "PIP-188 blue-green migration on real blue/green clusters with live traffic "
-            "(namespace and cluster level, four subscription types), plus the spec's variants and mutants",
-            markers="cluster_migration", spec_runs=_area("cluster-migration"), mutants=(("cluster-migration", None),),
-            mutant_depth=10, mutant_examples=150, areas=("cluster-migration",)),
-)}
+PROFILES: dict[str, Profile] = _profiles()
 
 
 def get_profile(name: str) -> Profile:

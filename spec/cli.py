@@ -66,6 +66,12 @@ def register(commands) -> None:
     _instance_args(p)
     p.set_defaults(handler=cmd_step)
 
+    p = sub.add_parser("ci", help="every protocol's spec runs at the budgets its descriptor gives CI "
+                       "(each variant checked, every mutant), one after another, with a summary", parents=[common])
+    p.add_argument("--only", metavar="AREA", help="just this protocol's runs")
+    p.add_argument("--dry-run", action="store_true", help="list the commands without running them")
+    p.set_defaults(handler=cmd_ci)
+
     p = sub.add_parser("catalog", help="the requirements catalog: ids, strengths, what models and checks each",
                        parents=[common])
     p.add_argument("--area", help="only this area (e.g. client-failover)")
@@ -320,6 +326,57 @@ def _reach(args) -> int:
 
     emit(args, doc, text)
     return {"reached": EXIT_PASS, "unreachable": EXIT_FAIL}.get(status, EXIT_UNKNOWN)
+
+
+def ci_commands(only: str | None = None) -> list[list[str]]:
+    """The spec runs of CI, from the protocol descriptors (pulsar_conformance/protocols/)."""
+    from pulsar_conformance.protocols import PROTOCOLS
+
+    commands = []
+    for p in PROTOCOLS:
+        if not p.spec or (only and p.area != only):
+            continue
+        for b in p.ci:
+            commands.append(["check", p.area, "--variant", b.variant, "--depth", str(b.depth), "--examples",
+                             str(b.examples), "--max-states", str(b.max_states), *(["--steps", str(b.steps)] if b.steps else []),
+                             "--no-shrink"])
+        if p.mutants:
+            m = p.mutants
+            commands.append(["mutants", p.area, "--depth", str(m.depth), "--examples", str(m.examples),
+                             *(["--steps", str(m.steps)] if m.steps else [])])
+    return commands
+
+
+def cmd_ci(args) -> int:
+    import subprocess
+    import sys
+
+    from pulsar_conformance.protocols import PROTOCOLS
+
+    if args.only and args.only not in {p.area for p in PROTOCOLS if p.spec}:
+        raise UsageError(f"no protocol with a spec is called {args.only!r}",
+                         f"choose one of: {', '.join(p.area for p in PROTOCOLS if p.spec)}")
+    commands = ci_commands(args.only)
+    results = []
+    for i, command in enumerate(commands, 1):
+        shown = "pulsar-conformance spec " + " ".join(command)
+        progress(f"[{i}/{len(commands)}] {shown}")
+        if args.dry_run:
+            results.append((shown, None, 0.0))
+            continue
+        started = time.perf_counter()
+        # one process per run, as CI ran them before: a run's memory and z3 state end with it
+        code = subprocess.call([sys.executable, "-m", "pulsar_conformance", "spec", *command])
+        results.append((shown, code, time.perf_counter() - started))
+    codes = [c for _, c, _ in results if c is not None]
+    status = EXIT_FAIL if EXIT_FAIL in codes or any(c not in (0, 1, 2) for c in codes) else (
+        EXIT_UNKNOWN if EXIT_UNKNOWN in codes else EXIT_PASS)
+    doc = {"runs": [{"command": c, "exit": code, "seconds": round(t, 1)} for c, code, t in results],
+           "status": "planned" if args.dry_run else {EXIT_PASS: "pass", EXIT_FAIL: "fail", EXIT_UNKNOWN: "unknown"}[status]}
+    emit(args, doc, lambda: "\n".join(
+        [f"{'planned' if code is None else {0: 'pass', 1: 'FAIL', 2: 'UNKNOWN'}.get(code, f'exit {code}'):>8}  {t:7.1f} s  {c}"
+         for c, code, t in results] + [f"spec ci: {doc['status']}"]))
+    return status
 
 
 def cmd_simulate(args) -> int:

@@ -1,12 +1,15 @@
-"""The specs the suite ships, by name."""
+"""The specs the suite ships, by name: those the protocol descriptors name
+(pulsar_conformance/protocols/)."""
 from __future__ import annotations
 
-from .core.model import Spec
-from .protocols.client_failover import ClientFailover
-from .protocols.cluster_migration import ClusterMigration
-from .protocols.policy_sync import PolicySync
+from pulsar_conformance.protocols import PROTOCOLS
 
-SPECS: dict[str, type[Spec]] = {cls.name: cls for cls in (ClientFailover, PolicySync, ClusterMigration)}
+from .core.model import Spec
+
+SPECS: dict[str, type[Spec]] = {cls.name: cls for cls in (p.load_spec() for p in PROTOCOLS if p.spec)}
+for _p in PROTOCOLS:
+    if _p.spec and _p.area not in SPECS:
+        raise ValueError(f"{_p.spec} is named {_p.load_spec().name!r}; a protocol's spec is named after its area {_p.area!r}")
 
 
 def spec_class(name: str) -> type[Spec]:

@@ -1,22 +1,28 @@
 """Verdicts of a live scenario, per requirement, into the certification run's checks.
 
-``Recorder`` writes one row per check (checks.jsonl, through ``run.record``, which refuses an id
+``Recorder`` writes one row per check, judging the requirements its protocol declares for it
+(``checks.py``) (checks.jsonl, through ``run.record``, which refuses an id
 no catalog has) and fails the test only on a failed MUST; a check left unknown makes the test
 broken (``VerdictUnknown``), never passed.
 """
 from __future__ import annotations
 
 from ..run import VerdictUnknown, catalog_requirements, record, verdict_of
+from .checks import Checks
 
 
 class Recorder:
-    def __init__(self, certify_run, request, outcome):
-        self.run, self.test, self.outcome = certify_run, request.node.nodeid, outcome
+    def __init__(self, certify_run, request, outcome, checks: Checks):
+        self.run, self.test, self.outcome, self.checks = certify_run, request.node.nodeid, outcome, checks
         self.rows: list[dict] = []
 
-    def __call__(self, check: str, requirements: list[str], ok: bool | None, evidence: str, **details) -> None:
+    def __call__(self, check: str, ok: bool | None, evidence: str, *, requirements: list[str] | None = None,
+                 **details) -> None:
+        """Record ``check`` (a name its protocol declares, which says what it judges); a check
+        whose scenario chooses among its declared requirements passes them as ``requirements``."""
+        judged = self.checks.requirements(check, requirements)
         details["capture"] = str(self.outcome.run_dir.relative_to(self.run.out))
-        self.rows.append(record(self.run, check=check, kind="deployment", requirements=requirements,
+        self.rows.append(record(self.run, check=check, kind="deployment", requirements=judged,
                                 verdict=verdict_of(ok), evidence=evidence, test=self.test, details=details))
 
     def finish(self) -> None:

@@ -17,6 +17,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from pulsar_conformance.conformance.protocols.cluster_migration import judge, scenario, trace
+from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
 from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import judge_topics, record_traces
 
 from .recorded import DATA, EXCLUSIVE, PRODUCER
@@ -41,9 +42,9 @@ def outcome(run: trace.CapturedRun) -> SimpleNamespace:
 def recorded(call, *args, **kwargs) -> dict[str, tuple[list[str], bool | None, str]]:
     rows: dict[str, tuple[list[str], bool | None, str]] = {}
 
-    def rec(check, requirements, ok, evidence, **details):
+    def rec(check, ok, evidence, *, requirements=None, **details):
         assert check not in rows, f"{check} recorded twice"
-        rows[check] = (requirements, ok, evidence)
+        rows[check] = (CHECKS.requirements(check, requirements), ok, evidence)  # refuses an undeclared check
 
     call(rec, *args, **kwargs)
     return rows

@@ -19,6 +19,7 @@ import pytest
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
 from . import scenario
+from .checks import CHECKS
 from .client import FailoverConfig
 from .trace import evidence
 
@@ -64,13 +65,12 @@ def _secs(a_ns: int, b_ns: int) -> float:
 def _record_common(rec, out, prefix: str, requirements: list[str]) -> None:
     """A scenario with switches: the trace is a behaviour of the spec; nothing acknowledged was lost."""
     v = out.validation
-    rec(f"{prefix}/trace", requirements, v.ok, evidence(v, out.events, out.start_ns),
+    rec(f"{prefix}/trace", v.ok, evidence(v, out.events, out.start_ns), requirements=requirements,
         hidden_checks=v.hidden_steps, switches=len(out.switches()))
     lost = out.verdict["anomalies"].get("lost", {}).get("count")
     valid = out.verdict.get("valid")
     found = {k: v["count"] for k, v in out.verdict["anomalies"].items() if v.get("count")}
-    rec(f"{prefix}/nothing-acknowledged-lost", ["PIP121-R11"],
-        None if valid is None or not out.switches() else lost == 0,
+    rec(f"{prefix}/nothing-acknowledged-lost", None if valid is None or not out.switches() else lost == 0,
         f"Spark over {out.verdict['events']} captured events ({out.sends_ok} acknowledged sends) across "
         f"{len(out.switches())} switch(es): {found or 'no anomaly'}; lost means acknowledged and never delivered",
         anomalies=found)
@@ -92,20 +92,18 @@ def test_failover_and_switch_back(clusters, certify_run, request):
         (3.0, lambda f: f.kill("primary")),
         (5.0, lambda f: f.start("primary")),
         (5.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/kill-primary"
     down = _after(out, "down", "primary", 0)
     away = _after(out, "switch", "s1", down.at_ns, "primary")
     text, figures = _switch_figures(out, down, away, CONFIG.failover_threshold) if away else ("no switch to s1", {})
-    rec(f"{prefix}/failed-over", ["PIP121-R01"], bool(away and figures["first_send_after_switch_s"] is not None), text, **figures)
-    rec(f"{prefix}/waited-for-threshold", ["PIP121-R04"],
-        None if not away else figures["switch_s"] >= (CONFIG.failover_threshold - 1) * CONFIG.interval_ms / 1000, text)
+    rec(f"{prefix}/failed-over", bool(away and figures["first_send_after_switch_s"] is not None), text, **figures)
+    rec(f"{prefix}/waited-for-threshold", None if not away else figures["switch_s"] >= (CONFIG.failover_threshold - 1) * CONFIG.interval_ms / 1000, text)
     up = _after(out, "up", "primary", down.at_ns)
     back = _after(out, "switch", "primary", up.at_ns, "s1") if up else None
     text, figures = _switch_figures(out, up, back, CONFIG.switch_back_threshold) if back else (
         f"no switch back to the primary after it came up ({[vars(e) for e in out.switches()]})", {})
-    rec(f"{prefix}/switched-back", ["PIP121-R02"],
-        None if not up else bool(back) and figures["switch_s"] >= (CONFIG.switch_back_threshold - 1) * CONFIG.interval_ms / 1000,
+    rec(f"{prefix}/switched-back", None if not up else bool(back) and figures["switch_s"] >= (CONFIG.switch_back_threshold - 1) * CONFIG.interval_ms / 1000,
         text, **figures)
     _record_common(rec, out, prefix, ["PIP121-R01", "PIP121-R02", "PIP121-R04"])
     rec.finish()
@@ -118,12 +116,12 @@ def test_first_secondary_down(clusters, certify_run, request):
         (4.0, lambda f: f.start("primary")),
         (4.0, lambda f: f.start("s1")),
         (2.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/first-secondary-down"
     down = _after(out, "down", "primary", 0)
     first = next((e for e in out.switches() if e.at_ns >= down.at_ns), None)
     text, figures = _switch_figures(out, down, first, CONFIG.failover_threshold) if first else ("no switch", {})
-    rec(f"{prefix}/probed-in-order", ["PIP121-R03"], None if not first else first.cluster == "s2",
+    rec(f"{prefix}/probed-in-order", None if not first else first.cluster == "s2",
         f"s1 (first in the list) was down; {text}", **figures)
     _record_common(rec, out, prefix, ["PIP121-R03"])
     rec.finish()
@@ -136,18 +134,18 @@ def test_secondary_dies_in_use(clusters, certify_run, request):
         (3.0, lambda f: f.start("primary")),
         (3.0, lambda f: f.start("s1")),
         (2.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/secondary-dies"
     s1_down = _after(out, "down", "s1", 0)
     on_s1 = [e for e in out.switches() if e.cluster == "s1" and e.at_ns < s1_down.at_ns]
     escape = next((e for e in out.switches() if e.at_ns >= s1_down.at_ns), None)
     if not on_s1:
-        rec(f"{prefix}/left-dead-secondary", ["PIP121-R08"], None, "the client was not on s1 when s1 died")
+        rec(f"{prefix}/left-dead-secondary", None, "the client was not on s1 when s1 died")
     else:
         text, figures = _switch_figures(out, s1_down, escape, CONFIG.failover_threshold) if escape else (
             "the client stayed on the dead s1", {})
         # the primary was down too: the only place to go was s2
-        rec(f"{prefix}/left-dead-secondary", ["PIP121-R08"], bool(escape) and escape.cluster == "s2", text, **figures)
+        rec(f"{prefix}/left-dead-secondary", bool(escape) and escape.cluster == "s2", text, **figures)
     _record_common(rec, out, prefix, ["PIP121-R08"])
     rec.finish()
 
@@ -157,14 +155,14 @@ def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request)
         (2.0, lambda f: f.pause("primary")),
         (4.0, lambda f: f.resume("primary")),
         (3.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/paused-primary"
     pause = next(m for m in out.markers if "paused" in m["label"])
     resume = next(m for m in out.markers if "resumed" in m["label"])
     during = [e for e in out.switches() if pause["ts_ns"] <= e.at_ns <= resume["ts_ns"]]
     stalled = [t for t, k in zip(out.columns["ts_ns"], out.columns["kind"], strict=True)
                if k == "send_ok" and pause["ts_ns"] < t < resume["ts_ns"]]
-    rec(f"{prefix}/tcp-probe-blind-spot", ["PIP121-R07"], not during,
+    rec(f"{prefix}/tcp-probe-blind-spot", not during,
         f"primary paused {_secs(pause['ts_ns'], resume['ts_ns'])} s (its port open, nothing served): the client "
         f"{'stayed' if not during else 'switched ' + str([vars(e) for e in during])}; {len(stalled)} sends were "
         f"acknowledged during the pause ({CONFIG.failover_threshold} failed checks of {CONFIG.interval_ms} ms would have "
@@ -178,7 +176,7 @@ def test_provider_moves_the_client(clusters, certify_run, request):
         (2.0, lambda f: f.point_to("s1")),
         (3.0, lambda f: f.point_to("primary")),
         (2.0, lambda f: None)], controlled=True)
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/provider"
     told = [m for m in out.markers if "provider points" in m["label"]]
     followed = []
@@ -186,10 +184,10 @@ def test_provider_moves_the_client(clusters, certify_run, request):
         switch = _after(out, "switch", target, marker["ts_ns"])
         followed.append(f"to {target}: " + (f"{_secs(marker['ts_ns'], switch.at_ns)} s" if switch else "never"))
     ok = all("never" not in f for f in followed)
-    rec(f"{prefix}/follows-provider", ["PIP121-R05"], ok,
+    rec(f"{prefix}/follows-provider", ok,
         f"a ServiceInfoProvider (the Python client's ControlledClusterFailover) pointed the client {len(told)} times; "
         f"it followed {', '.join(followed)}")
     lost = out.verdict["anomalies"].get("lost", {}).get("count")
-    rec(f"{prefix}/nothing-acknowledged-lost", ["PIP121-R11"], None if out.verdict.get("valid") is None else lost == 0,
+    rec(f"{prefix}/nothing-acknowledged-lost", None if out.verdict.get("valid") is None else lost == 0,
         f"Spark over {out.verdict['events']} captured events across {len(out.switches())} provider switch(es): lost={lost}")
     rec.finish()

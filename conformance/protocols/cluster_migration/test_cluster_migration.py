@@ -19,6 +19,7 @@ import pytest
 
 from ...harness.traffic import Sub, TopicLoad
 from . import observe, scenario
+from .checks import CHECKS
 from .verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -62,14 +63,13 @@ def test_namespace_level_migration(blue_green, certify_run, request):
 
     out = scenario.run(deployment, certify_run.directory("captures", "namespace-migration"), loads, trigger,
                        seed=certify_run.seed, after_s=8.0)
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     judge_topics(rec, out, [loads[0].topic], "namespace-migration")
     judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
     record_traces(rec, out, "namespace-migration", topics=[loads[0].topic])
     blue_policy = blue.admin().get_or_refusal(f"/admin/v2/namespaces/{moving}")
     green_policy = green.admin().get_or_refusal(f"/admin/v2/namespaces/{moving}")
-    rec("namespace-migration/state-local", ["PIP188-R06", "PIP188-R12"],
-        blue_policy.get("migrated") is True and green_policy.get("migrated") is False,
+    rec("namespace-migration/state-local", blue_policy.get("migrated") is True and green_policy.get("migrated") is False,
         f"blue's policies of {moving}: migrated={blue_policy.get('migrated')}; green's: migrated={green_policy.get('migrated')}")
     judge_clients(rec, {loads[0].topic: out.topics[loads[0].topic]}, blue_log(deployment), "namespace-migration")
     rec.finish()
@@ -98,7 +98,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
 
     out = scenario.run(deployment, certify_run.directory("captures", "cluster-migration"), loads, trigger,
                        seed=certify_run.seed, after_trigger=after_trigger)
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "cluster-migration"
     judge_topics(rec, out, [load.topic for load in loads], prefix)
     record_traces(rec, out, prefix)
@@ -107,39 +107,36 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     # new producer and subscription through blue after the trigger: straight to green
     new = next((p for p in o.producers if p.name == "p-new"), None)
     late = next((s for s in o.subscriptions if s.name == "late"), None)
-    rec(f"{prefix}/new-producer-via-blue", ["PIP188-R05"], bool(new and new.sent_ok and new.on_blue == 0),
+    rec(f"{prefix}/new-producer-via-blue", bool(new and new.sent_ok and new.on_blue == 0),
         f"p-new: {new.on_green if new else 0} sends stored on green, {new.on_blue if new else 0} on blue"
         + out.traffic.refusal("p-new"))
-    rec(f"{prefix}/new-subscription-via-blue", ["PIP188-R05"],
-        bool(late and "late" in o.green.subscriptions and "late" not in o.blue.subscriptions and late.from_blue == 0),
+    rec(f"{prefix}/new-subscription-via-blue", bool(late and "late" in o.green.subscriptions and "late" not in o.blue.subscriptions and late.from_blue == 0),
         f"subscription 'late' on green: {'late' in o.green.subscriptions}, on blue: {'late' in o.blue.subscriptions}; "
         f"{late.from_blue if late else 0} deliveries from blue, {late.from_green if late else 0} from green"
         + out.traffic.refusal("c-late"))
-    rec(f"{prefix}/blue-refuses-writes", ["PIP188-R05"],
-        all(t.blue.state == "Terminated" and not t.blue.publishers for t in out.topics.values()),
+    rec(f"{prefix}/blue-refuses-writes", all(t.blue.state == "Terminated" and not t.blue.publishers for t in out.topics.values()),
         "; ".join(f"{t.topic.rsplit('/', 1)[-1]}: blue ledger {t.blue.state}, publishers {t.blue.publishers}"
                   for t in out.topics.values()))
     # a topic first used after the migration is never created in blue
     fresh_blue, fresh_green = observe.topic_state(blue, fresh), observe.topic_state(green, fresh)
-    rec(f"{prefix}/no-new-topic-in-blue", ["PIP188-R10"], fresh_blue.error is not None and bool(fresh_green.entries),
+    rec(f"{prefix}/no-new-topic-in-blue", fresh_blue.error is not None and bool(fresh_green.entries),
         f"{fresh} on blue: {fresh_blue.error or fresh_blue.state}; on green: {fresh_green.entries} entries"
         + out.traffic.refusal("p-fresh"))
     # automatic resource creation: the subscriptions exist on green and nothing was lost for them
     lost = out.verdict["anomalies"].get("lost", {}).get("count", 0)
     missing = {t.topic.rsplit("/", 1)[-1]: sorted({"fast", "slow"} - set(t.green.subscriptions)) for t in out.topics.values()}
-    rec(f"{prefix}/resources-on-green", ["PIP188-R09"], not any(missing.values()) and lost == 0,
+    rec(f"{prefix}/resources-on-green", not any(missing.values()) and lost == 0,
         f"subscriptions missing on green: {missing}; lost messages: {lost}")
     # monitoring: a migration flag in topic stats (seed feature 8)
     keys = o.blue.stats_keys
-    rec(f"{prefix}/stats-flag", ["PIP188-R11"], any("migrat" in k.lower() for k in keys),
+    rec(f"{prefix}/stats-flag", any("migrat" in k.lower() for k in keys),
         f"topic stats fields with 'migrat': {[k for k in keys if 'migrat' in k.lower()] or 'none'}; "
         f"internal stats show state={o.blue.state}, properties.migrated={o.blue.migrated_property}")
     # the migration state is blue's alone
     on_blue = blue.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
     on_green = green.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
     green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{ns}")
-    rec(f"{prefix}/state-local", ["PIP188-R12"],
-        on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False,
+    rec(f"{prefix}/state-local", on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False,
         f"blue says migrated={on_blue.get('migrated')}; green's view of blue: {on_green}; green's namespace migrated={green_ns.get('migrated')}")
     judge_clients(rec, out.topics, blue_log(deployment), prefix)
     rec.finish()

@@ -29,6 +29,7 @@ from ...harness import evidence
 from ...harness.traffic import Sub, TopicLoad
 from ...run import VerdictUnknown
 from . import judge, observe, scenario, trace
+from .checks import CHECKS
 from .verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -74,7 +75,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
 
     out = scenario.run(deployment, certify_run.directory("captures", "no-auto-create"), [load], trigger,
                        seed=certify_run.seed, after_s=8.0)
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "no-auto-create"
     judge_topics(rec, out, [load.topic], prefix)
     record_traces(rec, out, prefix, latest=frozenset(s.name for s in subs if s.latest), auto_create=False)
@@ -87,7 +88,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
     explained = all(m["other"] == 0 for m in missed.values()) and not any(
         sum(missed[s.name].values()) for s in subs if not s.latest)
     confirmed = missed["latest-slow"]["green_before_subscription"] > 0
-    rec(f"{prefix}/spec-prediction", ["PIP188-R09"], None if not o.producers or not o.producers[0].on_green
+    rec(f"{prefix}/spec-prediction", None if not o.producers or not o.producers[0].on_green
         else explained and confirmed,
         f"acknowledged sends never delivered, per subscription: {missed}; the no-auto-create spec variant predicts "
         f"losses only for Latest subscriptions, only of what green stored before they reached it "
@@ -116,30 +117,29 @@ def test_blue_restart_after_migration(regions, certify_run, request):
     out = scenario.run(deployment, certify_run.directory("captures", "blue-restart"), [load],
                        lambda: f"traffic through blue {restart_s} s restart earlier", seed=certify_run.seed,
                        before_s=0.0, after_s=5.0, drain_seconds=20.0)
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "blue-restart"
     record_traces(rec, out, prefix)
     o = out.topics[topic]
     after = observe.topic_state(blue, topic)
     p = o.producers[0] if o.producers else None
     producer = next(h.name for h in out.traffic.handles if h.kind == "producer")
-    rec(f"{prefix}/producer-to-green", ["PIP188-R05"], bool(p and p.on_green and not p.on_blue),
+    rec(f"{prefix}/producer-to-green", bool(p and p.on_green and not p.on_blue),
         f"after blue's restart ({restart_s} s) a producer through blue stored {p.on_green if p else 0} sends on green, "
         f"{p.on_blue if p else 0} on blue, {p.send_errors if p else 0} failed; blue's entries {before.entries} -> "
         f"{after.entries if after.error is None else after.error}" + out.traffic.refusal(producer))
     for s in o.subscriptions:
         consumers = [h.name for h in out.traffic.handles if h.subscription == s.name]
-        rec(f"{prefix}/{s.name}/consumer-to-green", ["PIP188-R05"], s.from_green > 0 and s.from_blue == 0,
+        rec(f"{prefix}/{s.name}/consumer-to-green", s.from_green > 0 and s.from_blue == 0,
             f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s"
             + "".join(out.traffic.refusal(c) for c in consumers))
     blue_ns = blue.admin().get_or_refusal(f"/admin/v2/namespaces/{NOAUTO}")
     green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{NOAUTO}")
-    rec(f"{prefix}/state-survives", ["PIP188-R12"],
-        blue_ns.get("migrated") is True and green_ns.get("migrated") is False and after.migrated_property in (None, "true")
+    rec(f"{prefix}/state-survives", blue_ns.get("migrated") is True and green_ns.get("migrated") is False and after.migrated_property in (None, "true")
         and (after.error is not None or after.state == "Terminated"),
         f"after the restart: blue's {NOAUTO} migrated={blue_ns.get('migrated')}, green's migrated={green_ns.get('migrated')}; "
         f"blue's topic: {after.error or f'state {after.state}, properties.migrated={after.migrated_property}'}")
-    rec(f"{prefix}/not-recreated", ["PIP188-R10"], after.error is not None or after.entries == before.entries,
+    rec(f"{prefix}/not-recreated", after.error is not None or after.entries == before.entries,
         f"blue's {topic}: {before.entries} entries before the restart, "
         f"{after.error or f'{after.entries} after the traffic through blue'}")
     rec.finish()
@@ -186,7 +186,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
                            blue_states=blue_states)
     except FaultUnsupported as error:
         raise VerdictUnknown(f"cannot restart blue on this deployment: {error}") from error
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = name
     judge_topics(rec, out, [topic], prefix)
     record_traces(rec, out, prefix)
@@ -203,8 +203,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     explained = None if not restart else next(
         (r for r in trace.validate_outcome(out.run_dir, variant="restart-strands")
          if r["modelled"] and r["check"].endswith("/parked/trace")), None)
-    rec(f"{prefix}/parked/backlog-drained", ["PIP188-R02", "PIP188-R04"],
-        None if not backlog or parked is None else from_blue > 0 and parked.blue_missing == 0,
+    rec(f"{prefix}/parked/backlog-drained", None if not backlog or parked is None else from_blue > 0 and parked.blue_missing == 0,
         f"'parked' had {backlog} messages of backlog on blue {when}; "
         f"through {'the restarted ' if restart else ''}blue its new consumer then got {from_blue} from blue and "
         f"{len(after) - from_blue} from green; {parked.blue_missing if parked else '?'} of blue's messages never reached it"
@@ -272,7 +271,7 @@ def test_migration_with_geo_replication(regions, certify_run, request):
     finally:
         if "stop" in moments and "resume" not in moments:
             deployment.resume("remote")
-    rec = Recorder(certify_run, request, out)
+    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "geo-migration"
     judge_topics(rec, out, [topic], prefix)
     record_traces(rec, out, prefix)
@@ -283,8 +282,7 @@ def test_migration_with_geo_replication(regions, certify_run, request):
     at_remote = {r["uid"] for r in _rows(out, topic, "receive", subscription="remote-reader")}
     first_green_ns = out.trigger_ns + int(p.redirect_s * 1e9) if p and p.redirect_s is not None else None
     held = first_green_ns is not None and "resume" in moments and first_green_ns > moments["resume"]
-    rec(f"{prefix}/producer-held-for-replication", ["PIP188-R08"],
-        None if first_green_ns is None else held and blue_uids <= at_remote,
+    rec(f"{prefix}/producer-held-for-replication", None if first_green_ns is None else held and blue_uids <= at_remote,
         f"blue's producer first stored on green {p.redirect_s if p else None} s after the trigger, "
         + (f"{(first_green_ns - moments['resume']) / 1e9:+.2f} s from the remote region's resumption; "
            if first_green_ns is not None and "resume" in moments else "")
@@ -297,7 +295,7 @@ def test_migration_with_geo_replication(regions, certify_run, request):
         f = judge.source_figures("p-remote", s.name, remote_sends, receives,
                                  judge.first_green_read(receives, o.blue.ledgers, o.green.ledgers))
         ok = None if not f.via_green else (not f.order_violations and f.missing == 0)
-        rec(f"{prefix}/{s.name}/incoming-replication-order", ["PIP188-R07"], ok,
+        rec(f"{prefix}/{s.name}/incoming-replication-order", ok,
             "; ".join(f.order_violations) or
             f"{f.delivered} of the {f.acked} messages the remote producer stored reached subscription {s.name} "
             f"({f.via_green} through green after the switch), in the remote producer's order"

@@ -21,7 +21,7 @@ def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_m
         o = out.topics[topic]
         short = topic.rsplit("/", 1)[-1]
         if o.placement.problems:
-            rec(f"{prefix}/{short}/placement", ["PIP188-R03"], None, "; ".join(o.placement.problems))
+            rec(f"{prefix}/{short}/placement", None, "; ".join(o.placement.problems))
             continue
         if not expect_migrated:
             _judge_stayed(rec, o, f"{prefix}/{short}")
@@ -31,13 +31,13 @@ def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_m
                        "on_green": p.on_green, "send_errors": p.send_errors,
                        "errors_after_trigger": p.errors_after_trigger}
             # re-sending what blue did not persist: on green, and nothing given up at the switch
-            rec(f"{prefix}/{short}/{p.name}/redirected", ["PIP188-R03"], p.on_green > 0 and not p.errors_after_trigger,
+            rec(f"{prefix}/{short}/{p.name}/redirected", p.on_green > 0 and not p.errors_after_trigger,
                 f"{p.on_blue} sends stored on blue, {p.on_green} on green, {p.send_errors} failed sends "
                 f"({p.errors_after_trigger} from the trigger on"
                 + (", sends the client gave up on instead of re-sending them to green)" if p.errors_after_trigger else ")")
                 + f"; redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s",
                 **figures)
-            rec(f"{prefix}/{short}/{p.name}/order", ["PIP188-R01"], _crossed(not p.order_violations, p.on_green),
+            rec(f"{prefix}/{short}/{p.name}/order", _crossed(not p.order_violations, p.on_green),
                 "; ".join(p.order_violations) or f"seq order kept: blue stored 1..{p.on_blue}, green the rest after it"
                 + ("" if p.on_green else "; nothing was stored on green, so the switch was not crossed"),
                 **figures)
@@ -48,7 +48,7 @@ def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_m
             # drained before green is a statement about the switch: without a delivery from green
             # the consumer never switched, and its blue-only deliveries show nothing either way
             ok = False if s.drain_violations else (None if not s.from_green else not s.blue_missing)
-            rec(f"{prefix}/{short}/{s.name}/drained-before-green", ["PIP188-R02", "PIP188-R04"], ok,
+            rec(f"{prefix}/{short}/{s.name}/drained-before-green", ok,
                 "; ".join(problems)
                 or f"{s.from_blue} from blue, then {s.from_green} from green; consumer redirects {s.redirect_s} s after the trigger; "
                    f"{s.duplicates_after_redirect} duplicates after the redirect"
@@ -56,11 +56,10 @@ def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_m
                 redirect_s=s.redirect_s, duplicates_after_redirect=s.duplicates_after_redirect)
     if not expect_migrated:
         return  # the capture's anomaly classes are judged once, with the migrated topics
-    for classes, requirement in ((("lost",), "PIP188-R03"), (("nonmonotonic",), "PIP188-R01"),
-                                 (("duplicate", "redelivered_after_ack"), "PIP188-R15")):
+    for classes in (("lost",), ("nonmonotonic",), ("duplicate", "redelivered_after_ack")):
         found = {k: spark[k]["count"] for k in classes if spark.get(k, {}).get("count")}
         ok = None if out.verdict["valid"] is None else not found
-        rec(f"{prefix}/spark/{'+'.join(classes)}", [requirement], ok,
+        rec(f"{prefix}/spark/{'+'.join(classes)}", ok,
             f"Spark over {out.verdict['events']} captured events: {found or 'none'} of {', '.join(classes)}",
             examples={k: spark[k]["examples"][:2] for k in found})
 
@@ -72,11 +71,11 @@ def _crossed(ok: bool, on_green: int) -> bool | None:
 
 def _judge_stayed(rec: Recorder, o, prefix: str) -> None:
     for p in o.producers:
-        rec(f"{prefix}/{p.name}/stayed", ["PIP188-R06"], p.on_green == 0 and p.on_blue > 0,
+        rec(f"{prefix}/{p.name}/stayed", p.on_green == 0 and p.on_blue > 0,
             f"namespace not migrated: {p.on_blue} sends stored on blue, {p.on_green} on green",
             on_blue=p.on_blue, on_green=p.on_green, send_errors=p.send_errors)
     for s in o.subscriptions:
-        rec(f"{prefix}/{s.name}/stayed", ["PIP188-R06"], s.from_green == 0 and s.from_blue > 0,
+        rec(f"{prefix}/{s.name}/stayed", s.from_green == 0 and s.from_blue > 0,
             f"namespace not migrated: subscription {s.name} read {s.from_blue} from blue, {s.from_green} from green")
 
 
@@ -89,7 +88,7 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
     refused nor reported it before the migration (PIP188-R13); with clients that can follow,
     R13 is not exercised and stays "not run"."""
     if not blue_log:
-        rec(f"{prefix}/client-follows-redirect", ["PIP188-R16"], None, "blue's broker log is not available on this deployment")
+        rec(f"{prefix}/client-follows-redirect", None, "blue's broker log is not available on this deployment")
         return
     for topic, o in topics.items():
         if o.placement.problems:
@@ -99,13 +98,12 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
             unsupported = f"client doesn't support topic migration handling PersistentTopic{{topic={topic}}}" in blue_log
             if not (told or unsupported):
                 continue
-            rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", ["PIP188-R16"], p.on_green > 0,
+            rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", p.on_green > 0,
                 f"blue {'could not tell the client (protocol < v20)' if unsupported else 'redirected'} {p.name}; "
                 f"it then stored {p.on_green} sends on green and failed {p.send_errors}")
             if unsupported:
                 # seen only when the migration began: nothing refused or reported it before (R13)
-                rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", ["PIP188-R13"],
-                    False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
+                rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
                     f"{p.on_blue} messages before the migration and only logged it once the topic had migrated; "
                     "Pulsar has no clientMinVersionAllowed (docs/findings.md F-188-7)")
 
@@ -139,5 +137,5 @@ def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = f
                 crossed = read.get(subscription, 0) > 0
                 evidence = r["evidence"] + ("" if crossed or ok is False else
                                             "; nothing was read from green, so the switch was not observed")
-                rec(f"{prefix}/{r['check']}", r["requirements"], ok if crossed or ok is False else None, evidence,
+                rec(f"{prefix}/{r['check']}", ok if crossed or ok is False else None, evidence, requirements=r["requirements"],
                     **r["figures"])

@@ -11,6 +11,7 @@ import pyarrow.dataset as ds
 from pulsar_conformance.fixtures.capture.schema import RECEIVE, event_files
 
 from ...run import verdict_of
+from .checks import CHECKS
 
 
 def deliveries(run_dir: Path) -> dict[str, int]:
@@ -31,10 +32,10 @@ def judge(run_dir: Path, verdict: dict, outage: dict, failures: list, markers: l
     evidence = f"{verdict['events']} events; deliveries per subscription: {seen}; anomalies: {counts or 'none'}"
     capture_verdict = verdict_of(verdict["valid"])
     return [
-        {"check": "geo-replication/blue-to-green", "kind": "deployment", "requirements": ["GEO-R01"],
+        {"check": "geo-replication/blue-to-green", "kind": "deployment", "requirements": CHECKS.requirements("geo-replication/blue-to-green"),
          "verdict": capture_verdict, "evidence": evidence,
          "details": {"capture": f"captures/{Path(run_dir).name}", "send_failures": failures[:5]}},
-        {"check": "geo-replication/after-outage", "kind": "deployment", "requirements": ["GEO-R02"],
+        {"check": "geo-replication/after-outage", "kind": "deployment", "requirements": CHECKS.requirements("geo-replication/after-outage"),
          "verdict": capture_verdict if outage["reached"] else "unknown",
          "evidence": f"{outage['why']}; after healing: {evidence}",
          "details": {"capture": f"captures/{Path(run_dir).name}", "markers": markers}},

@@ -1,0 +1,30 @@
+"""The checks the PIP-121 scenarios record, each with the requirements it judges
+(spec/catalog/pip-121.yaml links them; tests/reports/test_checks.py holds the two together)."""
+from __future__ import annotations
+
+from ...harness.checks import Check, Checks
+
+CHECKS = Checks(
+    area="client-failover",
+    where="conformance/protocols/client_failover/checks.py",
+    scenarios=("client-failover",),
+    checks=(
+        Check("client-failover/<scenario>/trace", ("PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R08"),
+              "the client's observed switches are a behaviour of the client-failover spec", chosen=True),
+        Check("client-failover/<scenario>/nothing-acknowledged-lost", ("PIP121-R11",),
+              "no acknowledged send lost across the switches (Spark)"),
+        Check("client-failover/kill-primary/failed-over", ("PIP121-R01",), "the client left a dead primary"),
+        Check("client-failover/kill-primary/waited-for-threshold", ("PIP121-R04",),
+              "not before failover_threshold failed probes"),
+        Check("client-failover/kill-primary/switched-back", ("PIP121-R02",),
+              "back to the primary after switch_back_threshold good probes"),
+        Check("client-failover/first-secondary-down/probed-in-order", ("PIP121-R03",),
+              "secondaries are tried in their configured order"),
+        Check("client-failover/secondary-dies/left-dead-secondary", ("PIP121-R08",),
+              "a client on a dying secondary moves to a live cluster"),
+        Check("client-failover/paused-primary/tcp-probe-blind-spot", ("PIP121-R07",),
+              "a paused primary (port open, nothing served) is not seen by the TCP probe"),
+        Check("client-failover/provider/follows-provider", ("PIP121-R05",),
+              "the client goes where its ServiceInfoProvider points"),
+    ),
+)

@@ -1,0 +1,85 @@
+"""One descriptor per protocol: the single place a protocol is added.
+
+Each module of this package describes one protocol (its catalog area, PIP, spec, checks, pytest
+marker, certification profile and CI budgets) as ``PROTOCOL``. The spec registry, the pytest
+markers of conformance/, the certify profiles and the spec runs of CI (``spec ci``) are derived
+from these descriptors; docs/adding-a-protocol.md walks through adding one.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SpecBudget:
+    """One ``spec check`` run: a variant at the budgets it needs (measured on 2 cores)."""
+
+    variant: str
+    depth: int
+    examples: int
+    max_states: int = 1_000_000
+    steps: int | None = None  # Hypothesis steps per example (None: the command's default)
+
+
+@dataclass(frozen=True)
+class MutantBudget:
+    depth: int
+    examples: int
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class Protocol:
+    area: str  # catalog area, check prefix, profile name and spec name
+    title: str
+    source: str  # the PIP or the docs it is judged against (a public URL)
+    marker: str  # pytest marker of its live scenarios in conformance/
+    profile: str  # the certify profile's description
+    spec: str | None = None  # "module:Class" of its executable spec
+    checks: str | None = None  # "module:CHECKS" of its declared live checks
+    ci: tuple[SpecBudget, ...] = ()  # the spec runs of CI and of the full profile
+    mutants: MutantBudget | None = None
+    smoke: SpecBudget | None = None  # its spec run in the smoke profile
+    smoke_mutant: str | None = None
+    live_smoke: bool = False  # its live scenarios are part of smoke
+    min_client: str | None = None  # the oldest pulsar-client its scenarios run with
+    min_client_why: str = ""
+    profile_options: dict = field(default_factory=dict)  # further Profile fields (messages, ...)
+
+    def load_spec(self):
+        return _load(self.spec) if self.spec else None
+
+    def load_checks(self):
+        return _load(self.checks) if self.checks else None
+
+
+def _load(path: str):
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _discover() -> tuple[Protocol, ...]:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        protocol = getattr(module, "PROTOCOL", None)
+        if not isinstance(protocol, Protocol):
+            raise TypeError(f"{module.__name__} has no PROTOCOL = Protocol(...); every module of "
+                            "pulsar_conformance/protocols/ describes one protocol")
+        found.append(protocol)
+    areas = [p.area for p in found]
+    if len(set(areas)) != len(areas):
+        raise ValueError(f"two protocol descriptors share an area: {sorted(areas)}")
+    return tuple(found)
+
+
+PROTOCOLS: tuple[Protocol, ...] = _discover()
+
+
+def protocol(area: str) -> Protocol:
+    for p in PROTOCOLS:
+        if p.area == area:
+            return p
+    raise KeyError(area)

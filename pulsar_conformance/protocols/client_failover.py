@@ -1,0 +1,20 @@
+from . import MutantBudget, Protocol, SpecBudget
+
+PROTOCOL = Protocol(
+    area="client-failover",
+    title="PIP-121 client cluster failover",
+    source="https://github.com/apache/pulsar/blob/master/pip/pip-121.md",
+    marker="client_failover",
+    profile="PIP-121 client cluster failover on a primary and two secondaries with the Python client (kill, "
+            "restart, pause, a secondary dying, a provider), plus the spec's variants and mutants",
+    spec="pulsar_conformance.spec.protocols.client_failover:ClientFailover",
+    checks="pulsar_conformance.conformance.protocols.client_failover.checks:CHECKS",
+    ci=(SpecBudget("cpp", depth=12, examples=150), SpecBudget("java", depth=12, examples=150),
+        SpecBudget("controlled", depth=12, examples=150)),
+    mutants=MutantBudget(depth=10, examples=150),
+    smoke=SpecBudget("cpp", depth=8, examples=60, max_states=50_000),
+    smoke_mutant="threshold-off-by-one",
+    # AutoClusterFailover and ServiceInfoProvider came with pulsar-client 3.11.0 (C++ 4.1.0)
+    min_client="3.11.0",
+    min_client_why="the client-failover scenarios use AutoClusterFailover and ServiceInfoProvider, new in 3.11.0",
+)

@@ -1,0 +1,17 @@
+from . import MutantBudget, Protocol, SpecBudget
+
+PROTOCOL = Protocol(
+    area="cluster-migration",
+    title="PIP-188 blue-green cluster migration",
+    source="https://github.com/apache/pulsar/blob/master/pip/pip-188.md",
+    marker="cluster_migration",
+    profile="PIP-188 blue-green migration on real blue/green clusters with live traffic (namespace and cluster "
+            "level, four subscription types), plus the spec's variants and mutants",
+    spec="pulsar_conformance.spec.protocols.cluster_migration:ClusterMigration",
+    checks="pulsar_conformance.conformance.protocols.cluster_migration.checks:CHECKS",
+    ci=(SpecBudget("auto-create", depth=10, examples=150, steps=25),
+        SpecBudget("no-auto-create", depth=10, examples=150, steps=25),
+        SpecBudget("restart-strands", depth=10, examples=150, steps=25)),
+    mutants=MutantBudget(depth=10, examples=150, steps=25),
+    profile_options={"mutant_depth": 10, "mutant_examples": 150},
+)

@@ -1,0 +1,16 @@
+from . import MutantBudget, Protocol, SpecBudget
+
+PROTOCOL = Protocol(
+    area="policy-sync",
+    title="PIP-136 policy sync",
+    source="https://github.com/apache/pulsar/blob/master/pip/pip-136.md",
+    marker="policy_sync",
+    profile="PIP-136 policy sync: spec variants and mutants",
+    spec="pulsar_conformance.spec.protocols.policy_sync:PolicySync",
+    ci=(SpecBudget("as-proposed", depth=8, examples=100, max_states=200_000),
+        SpecBudget("as-proposed-raw-clock", depth=8, examples=100, max_states=200_000),
+        SpecBudget("as-implemented", depth=8, examples=100, max_states=200_000)),
+    mutants=MutantBudget(depth=10, examples=150),
+    smoke=SpecBudget("as-proposed", depth=5, examples=40, max_states=100_000),
+    smoke_mutant="winner-is-oldest",
+)

@@ -1,0 +1,56 @@
+"""The protocol descriptors (pulsar_conformance/protocols/) are the one place a protocol is
+added: the spec registry, the pytest markers, the certify profiles and CI's spec runs derive from
+them, and each descriptor is complete (every variant of its spec has a CI budget)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pulsar_conformance.protocols import PROTOCOLS
+from pulsar_conformance.reports.profiles import PROFILES
+from pulsar_conformance.spec.cli import ci_commands
+from pulsar_conformance.spec.registry import SPECS
+
+CLI = [sys.executable, "-m", "pulsar_conformance"]
+
+
+def test_the_registry_profiles_and_markers_come_from_the_descriptors():
+    assert set(SPECS) == {p.area for p in PROTOCOLS if p.spec}
+    assert set(PROFILES) == {"smoke", "full"} | {p.area for p in PROTOCOLS}
+    assert set(PROFILES["full"].areas) == {p.area for p in PROTOCOLS}
+    from pulsar_conformance.conformance.conftest import AREA_MARKERS
+
+    assert set(AREA_MARKERS) == {"smoke"} | {p.marker for p in PROTOCOLS}
+
+
+@pytest.mark.parametrize("protocol", [p for p in PROTOCOLS if p.spec], ids=lambda p: p.area)
+def test_ci_and_the_full_profile_check_every_variant_of_every_spec(protocol):
+    variants = set(protocol.load_spec().VARIANTS)
+    assert {b.variant for b in protocol.ci} == variants, "a variant without a CI budget is never checked"
+    assert {r.variant for r in PROFILES["full"].spec_runs if r.spec == protocol.area} == variants
+    runs = [c for c in ci_commands() if c[1] == protocol.area]
+    assert {c[c.index("--variant") + 1] for c in runs if c[0] == "check"} == variants
+    assert any(c[0] == "mutants" for c in runs) == bool(protocol.mutants and protocol.load_spec().MUTANTS)
+
+
+def test_spec_ci_fails_when_a_run_does_not_pass(monkeypatch, capsys):
+    """The summary's status is the worst run's: a run that cannot even start is not a pass."""
+    from pulsar_conformance.spec import cli
+
+    monkeypatch.setattr(cli, "ci_commands", lambda only=None: [["check", "no-such-spec"], ["list"]])
+    args = type("A", (), {"only": None, "dry_run": False, "json": True})()
+    assert cli.cmd_ci(args) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and [r["exit"] for r in doc["runs"]] == [2, 0]
+
+
+def test_spec_ci_dry_run_lists_the_runs():
+    done = subprocess.run([*CLI, "spec", "ci", "--dry-run", "--only", "policy-sync", "--json"],
+                          capture_output=True, text=True)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and doc["status"] == "planned" and len(doc["runs"]) == 4, done.stderr
+    bad = subprocess.run([*CLI, "spec", "ci", "--only", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "choose one of" in bad.stderr
