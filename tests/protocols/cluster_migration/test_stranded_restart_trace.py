@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pulsar_conformance.conformance.protocols.cluster_migration import trace
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "migration" / "stranded-restart-3.13.0"
+DATA = Path(__file__).resolve().parents[2] / "data" / "migration" / "stranded-restart-3.13.0"
 
 
 def _parked(variant: str) -> dict:

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "migration" / "cluster-migration-3.13.0"
+DATA = Path(__file__).resolve().parents[2] / "data" / "migration" / "cluster-migration-3.13.0"
 EXCLUSIVE = "persistent://mig/live/exclusive"
 PRODUCER = "p-live-exclusive"

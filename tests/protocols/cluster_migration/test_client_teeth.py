@@ -41,7 +41,7 @@ def _requirement(summary: dict, rid: str) -> dict:
     return next(r for r in summary["requirements"] if r["id"] == rid)
 
 
-FINDINGS = Path(__file__).resolve().parents[2] / "docs" / "findings.md"
+FINDINGS = Path(__file__).resolve().parents[3] / "docs" / "findings.md"
 ROW = re.compile(r"^\| (PIP188-R\d\d) \| (F-188-[\w-]+(?:, F-188-[\w-]+)*) \|", re.M)
 
 
