@@ -10,7 +10,6 @@ its port open: its probe still succeeds, so no event is observed at all (PIP121-
 """
 from __future__ import annotations
 
-import json
 import socket
 import threading
 import time
@@ -20,9 +19,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from pulsar_conformance.fixtures.capture import Capture
-from pulsar_conformance.output import progress
 
-from ...harness import evidence
+from ...harness import evidence, timeline
 from ...harness.traffic import Sub, Traffic
 from . import trace
 from .client import FailoverClient, FailoverConfig
@@ -37,13 +35,12 @@ class Faults:
     """What a step may do to the clusters; each call records the event the probe would see."""
 
     deployment: object
+    line: timeline.Timeline = field(default_factory=timeline.Timeline)
     events: list[trace.Event] = field(default_factory=list)
-    markers: list[dict] = field(default_factory=list)
     client: FailoverClient | None = None
 
     def mark(self, label: str) -> None:
-        self.markers.append({"ts_ns": time.time_ns(), "label": label})
-        progress(label)
+        self.line.mark(label)
 
     def kill(self, cluster: str) -> None:
         at = time.time_ns()
@@ -110,16 +107,13 @@ class Outcome:
                "trace": None if self.validation is None else {
                    "ok": self.validation.ok, "problem": self.validation.problem,
                    "hidden_steps": self.validation.hidden_steps, "labels": self.validation.labels}}
-        (self.run_dir / "failover.json").write_text(json.dumps(doc, indent=2, default=str))
-        (self.run_dir / "markers.json").write_text(json.dumps(
-            self.markers + [{"ts_ns": e.at_ns, "label": f"client {e.origin} -> {e.cluster}"} for e in self.switches()],
-            indent=2))
-        (self.run_dir / "verdict.json").write_text(json.dumps(self.verdict, indent=2, default=str))
+        switches = [{"ts_ns": e.at_ns, "label": f"client {e.origin} -> {e.cluster}"} for e in self.switches()]
+        timeline.save(self.run_dir, "failover", doc, self.markers + switches, self.verdict)
 
 
 def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str, steps: list[Step], *,
         seed: int, rate: float = 50.0, controlled: bool = False, drain_seconds: float = 45.0) -> Outcome:
-    faults = Faults(deployment)
+    faults = Faults(deployment, timeline.Timeline(name))
     with Capture(run_dir, allowed=list(ALLOWED), scenario={"seed": seed, "name": name, **config.to_json()}) as capture:
         client = FailoverClient(deployment, config, controlled=controlled)
         faults.client = client
@@ -129,11 +123,11 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
             traffic.add_consumer(topic, Sub("reader", "Exclusive"), "c-reader", client=client.client, label="failover")
             traffic.add_producer(topic, "p-writer", rate, client=client.client, label="failover")
             start_ns = client.attached[0].at_ns
-            progress(f"{name}: sending {rate:.0f} msg/s through a failover client attached to {client.current()}")
+            faults.line.say(f"sending {rate:.0f} msg/s through a failover client attached to {client.current()}")
             for wait, act in steps:
                 time.sleep(wait)
                 act(faults)
-            progress(f"{name}: producer stopped; consumer draining")
+            faults.line.say("producer stopped; consumer draining")
             traffic.stop(drain_seconds=drain_seconds, quiet_seconds=4.0)
         finally:
             traffic.close()
@@ -144,10 +138,9 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
     columns = evidence.read_capture(run_dir)
     switches = [trace.Event(at, "switch", to, origin) for at, origin, to in client.switches()]
     events = sorted(faults.events + switches, key=lambda e: e.at_ns)
-    progress(f"{name}: checking {len(columns['kind'])} captured events with Spark")
-    verdict = evidence.spark_verdict(run_dir, columns)
+    verdict = timeline.spark_verdict(run_dir, columns, faults.line)
     errors = [e for h in traffic.handles for e in h.errors]
-    outcome = Outcome(name, run_dir, config, start_ns, events, faults.markers, verdict, columns,
+    outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, verdict, columns,
                       columns["kind"].count("send_ok"), errors, hung)
     # the spec's auto variants judge a client that probes; a provider-driven one is judged by
     # whether it followed (its switches have no fault behind them)

@@ -5,16 +5,14 @@ blue and green, where each send was stored, the per-client figures, and every cl
 """
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
-from pulsar_conformance.output import progress
 
-from ...harness import evidence
+from ...harness import evidence, timeline
 from ...harness.traffic import TopicLoad, Traffic
 from . import judge, observe
 
@@ -53,9 +51,7 @@ class Outcome:
                                     "errors": h.errors[:5], "error_count": len(h.errors)}
                            for h in self.traffic.handles},
                "hung_calls": [call.to_json() for call in self.traffic.hung]}
-        (self.run_dir / "migration.json").write_text(json.dumps(doc, indent=2, default=str))
-        (self.run_dir / "markers.json").write_text(json.dumps(self.markers, indent=2))
-        (self.run_dir / "verdict.json").write_text(json.dumps(self.verdict, indent=2, default=str))
+        timeline.save(self.run_dir, "migration", doc, self.markers, self.verdict)
 
 
 def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
@@ -71,51 +67,36 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     ``blue_states``: a topic's state on blue taken by a hook, for when blue cannot say it at the
     end (after a restart it answers HTTP 500 for a migrated topic, docs/findings.md F-188-10)."""
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
-    markers: list[dict] = []
+    line = timeline.Timeline()
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
         traffic = Traffic(capture, blue, loads, send_timeout_ms=send_timeout_ms)
         try:
             traffic.start()
-            progress(f"sending on {len(loads)} topic(s) through blue")
-            _hook(on_start, traffic, markers)
+            line.say(f"sending on {len(loads)} topic(s) through blue")
+            line.hook(on_start, traffic)
             time.sleep(before_s)
-            _hook(before_trigger, traffic, markers)
+            line.hook(before_trigger, traffic)
             label = trigger()
-            trigger_ns = time.time_ns()
-            progress(f"triggered: {label}")
-            markers.append({"ts_ns": trigger_ns, "label": label})
+            trigger_ns = line.mark(label)
             if after_trigger is not None:
                 time.sleep(2.0)
-                _hook(after_trigger, traffic, markers)
+                line.hook(after_trigger, traffic)
             time.sleep(after_s)
-            markers.append({"ts_ns": time.time_ns(), "label": "producers stop"})
-            progress("producers stopped; consumers draining")
+            line.mark("producers stop")
+            line.say("producers stopped; consumers draining")
             traffic.stop(drain_seconds=drain_seconds)
         finally:
             traffic.close()
-    # a client call abandoned at its deadline is a finding of its own: on the report's timeline
-    markers += [{"ts_ns": call.at_ns, "label": f"hung client call: {call}"} for call in traffic.hung]
-    for call in traffic.hung:
-        progress(f"scenario: {call}; its stack is in migration.json")
+    line.hung(traffic.hung)
     columns = evidence.read_capture(run_dir)
     topics = {}
     for load in loads:
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
                                     (blue_states or {}).get(load.topic))
-    progress(f"checking {len(columns['kind'])} captured events with Spark")
-    verdict = evidence.spark_verdict(run_dir, columns)
-    progress(f"Spark: {({True: 'valid', False: 'INVALID', None: 'unknown'})[verdict.get('valid')]}")
-    outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, markers)
+    verdict = timeline.spark_verdict(run_dir, columns, line)
+    outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, line.markers)
     outcome.save()
     return outcome
-
-
-def _hook(hook: Hook | None, traffic: Traffic, markers: list[dict]) -> None:
-    if hook is not None:
-        label = hook(traffic)
-        if label:
-            progress(label)
-            markers.append({"ts_ns": time.time_ns(), "label": label})
 
 
 def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int,

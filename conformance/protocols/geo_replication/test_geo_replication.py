@@ -20,6 +20,7 @@ from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.output import progress
 from pulsar_conformance.wait import wait_until
 
+from ...harness import evidence, timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 from ...run import VerdictUnknown, record
 from .verdicts import judge
@@ -58,14 +59,13 @@ def _wait(predicate, seconds):
 
 def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicated_namespace, certify_run, request):
     from pulsar_conformance.reports.profiles import get_profile
-    from pulsar_conformance.spark_checks.check import check_capture
 
     messages = get_profile(certify_run.profile).messages
     per_phase = messages // 3
     rng = random.Random(certify_run.seed)
     topic = f"persistent://{replicated_namespace}/geo-smoke"
     run_dir = certify_run.directory("captures", "geo-replication")
-    markers, failures = [], []
+    line, failures = timeline.Timeline(), []
     counts = {"c-blue": 0, "c-green": 0}
     outage = {"reached": False, "why": ""}
     blue = pulsar_deployment.clusters["blue"].client()
@@ -86,16 +86,14 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
             _phase(producer, rng, per_phase, failures)
             try:
                 pulsar_deployment.cut("blue", "green")
-                progress("replication cut blue<->green")
-                markers.append({"ts_ns": time.time_ns(), "label": "replication cut blue<->green"})
+                line.mark("replication cut blue<->green")
                 time.sleep(1.0)  # in-flight replication settles before we measure the silence
                 green_at_cut = counts["c-green"]
                 _phase(producer, rng, per_phase, failures)
                 time.sleep(1.0)
                 silent = counts["c-green"] == green_at_cut
                 pulsar_deployment.heal("blue", "green")
-                progress("replication healed")
-                markers.append({"ts_ns": time.time_ns(), "label": "replication healed"})
+                line.mark("replication healed")
                 outage = {"reached": silent,
                           "why": "green received nothing while the link was cut" if silent else
                           f"green kept receiving during the cut ({counts['c-green'] - green_at_cut} messages): "
@@ -113,19 +111,16 @@ def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicate
             try:  # a close stuck in C++ must not hang the certification (harness/deadline.py)
                 within(CLIENT_CALL_DEADLINE_S, f"{name} client close()", client.close)
             except Hung as hung:
-                markers.append({"ts_ns": hung.call.at_ns, "label": f"hung client call: {hung.call}"})
-    (run_dir / "markers.json").write_text(json.dumps(markers, indent=2))
-
-    progress("checking the capture with Spark")
-    verdict = check_capture(run_dir, engine="spark")
-    (run_dir / "verdict.json").write_text(json.dumps(verdict, indent=2, default=str))
-    rows = judge(run_dir, verdict, outage, failures, markers)
+                line.hung([hung.call])
+    verdict = timeline.spark_verdict(run_dir, evidence.read_capture(run_dir), line)
+    timeline.save(run_dir, "geo-replication", None, line.markers, verdict)
+    rows = judge(run_dir, verdict, outage, failures, line.markers)
     for row in rows:
         record(certify_run, test=request.node.nodeid, **row)
-    evidence = rows[0]["evidence"]
+    said = rows[0]["evidence"]
 
     assert verdict["valid"] is not False, (
-        f"product defect: geo-replication lost, duplicated or reordered messages: {evidence}; "
+        f"product defect: geo-replication lost, duplicated or reordered messages: {said}; "
         f"examples: {json.dumps({k: v['examples'][:2] for k, v in verdict['anomalies'].items() if v['count']})}")
     if verdict["valid"] is None:
         raise VerdictUnknown(f"the capture cannot decide: {verdict.get('unknown_reason')}")
