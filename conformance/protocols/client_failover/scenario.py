@@ -96,10 +96,6 @@ class Outcome:
     def faults(self) -> list[trace.Event]:
         return [e for e in self.events if e.kind != "switch"]
 
-    def first_send_after(self, at_ns: int) -> int | None:
-        return next((t for t, k in zip(self.columns["ts_ns"], self.columns["kind"], strict=True)
-                     if k == "send_ok" and t > at_ns), None)
-
     def save(self) -> None:
         doc = {"config": self.config.to_json(), "start_ns": self.start_ns,
                "events": [vars(e) for e in self.events], "markers": self.markers, "sends_ok": self.sends_ok,

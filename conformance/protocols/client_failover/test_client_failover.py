@@ -16,6 +16,8 @@ import uuid
 
 import pytest
 
+from ...harness import evidence as captured
+from ...harness import switchover
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
 from . import scenario
@@ -58,8 +60,7 @@ def _after(out, kind: str, cluster: str, since_ns: int, origin: str | None = Non
                  and (origin is None or e.origin == origin)), None)
 
 
-def _secs(a_ns: int, b_ns: int) -> float:
-    return round((b_ns - a_ns) / 1e9, 3)
+_secs = switchover.seconds
 
 
 def _record_common(rec, out, prefix: str, requirements: list[str]) -> None:
@@ -78,13 +79,18 @@ def _record_common(rec, out, prefix: str, requirements: list[str]) -> None:
 
 def _switch_figures(out, fault, switch, bound_checks: int) -> tuple[str, dict]:
     took = _secs(fault.at_ns, switch.at_ns)
-    first_send = out.first_send_after(switch.at_ns)
-    figures = {"switch_s": took, "first_send_after_switch_s": _secs(switch.at_ns, first_send) if first_send else None,
-               "earliest_s": round((bound_checks - 1) * CONFIG.interval_ms / 1000, 3)}
+    sends = [t for t, k in zip(out.columns["ts_ns"], out.columns["kind"], strict=True) if k == "send_ok"]
+    receives = captured.rows(out.columns, kind="receive")
+    figures = {"switch_s": took, "first_send_after_switch_s": switchover.after(switch.at_ns, switchover.first_after(sends, switch.at_ns)),
+               "earliest_s": round((bound_checks - 1) * CONFIG.interval_ms / 1000, 3),
+               # the same switch-over figures as a migration's: silence and what was read again
+               "longest_send_gap_s": switchover.longest_gap_s(sends),
+               "duplicates_after_switch": switchover.duplicates_after(receives, switch.at_ns)}
     return (f"{fault.kind} {fault.cluster} at +{_secs(out.start_ns, fault.at_ns)} s; client {switch.origin} -> "
             f"{switch.cluster} {took} s later (the spec needs {bound_checks} checks: not before "
             f"{figures['earliest_s']} s at the {CONFIG.interval_ms} ms interval); first acknowledged send after it "
-            f"{figures['first_send_after_switch_s']} s after the switch"), figures
+            f"{figures['first_send_after_switch_s']} s after the switch; longest gap between acknowledged sends "
+            f"{figures['longest_send_gap_s']} s; {figures['duplicates_after_switch']} deliveries read again after it"), figures
 
 
 def test_failover_and_switch_back(clusters, certify_run, request):

@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from ...harness import switchover
 from .observe import Placement, msg_pair
 
 
@@ -54,13 +55,11 @@ def producer_figures(sends: list[dict], errors: list[dict], place: Placement, tr
         mine = by_producer.get(name, [])
         where = [place.by_uid[r["uid"]] for r in mine]
         green_ts = [r["ts_ns"] for r, w in zip(mine, where, strict=True) if w == "green"]
-        times = sorted(r["ts_ns"] for r in mine)
-        gap = max((b - a for a, b in pairwise(times)), default=0) / 1e9
         violations = _order_violations(mine, where)
         out.append(ProducerFigures(
             name, len(mine), err_count[name], where.count("blue"), where.count("green"),
-            round((min(green_ts) - trigger_ns) / 1e9, 3) if green_ts else None, round(gap, 3), violations,
-            late_errors[name]))
+            switchover.after(trigger_ns, min(green_ts, default=None)),
+            switchover.longest_gap_s(r["ts_ns"] for r in mine), violations, late_errors[name]))
     return out
 
 
@@ -97,12 +96,8 @@ def subscription_figures(subscription: str, receives: list[dict], acks: list[dic
     for r, w in zip(receives, where, strict=True):
         redirect.setdefault(r["client"], None)
         if w == "green" and redirect[r["client"]] is None:
-            redirect[r["client"]] = round((r["ts_ns"] - trigger_ns) / 1e9, 3)
-    seen, dups_after = set(), 0
-    for r in receives:
-        if r["uid"] in seen and first_green_any is not None and r["ts_ns"] >= first_green_any:
-            dups_after += 1
-        seen.add(r["uid"])
+            redirect[r["client"]] = switchover.seconds(trigger_ns, r["ts_ns"])
+    dups_after = switchover.duplicates_after(receives, first_green_any)
     blue_uids = {u for u, c in place.by_uid.items() if c == "blue"}
     delivered = {r["uid"] for r, w in zip(receives, where, strict=True) if w == "blue"}
     problems = []
