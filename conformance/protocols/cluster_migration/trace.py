@@ -35,10 +35,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pulsar_conformance.spec.core.interpreter import Observed, validate
+from pulsar_conformance.spec.core.interpreter import Observed
 from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
 
-from ...harness import evidence
+from ...harness import evidence, projection
 from . import observe
 
 OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")
@@ -316,8 +316,7 @@ def make_spec(variant: str, messages: int) -> ClusterMigration:
 
 
 def hidden_actions(spec) -> tuple[str, ...]:
-    """Every action of the spec the capture cannot see (any the spec adds later included)."""
-    return tuple(a.name for a in spec.actions if a.name not in OBSERVED_ACTIONS)
+    return projection.unobserved(spec, OBSERVED_ACTIONS)
 
 
 def validate_projection(p: Projection, *, variant: str = "auto-create", max_hidden: int | None = None) -> TraceVerdict:
@@ -332,10 +331,10 @@ def validate_projection(p: Projection, *, variant: str = "auto-create", max_hidd
         base.problem = "no acknowledged sends to project"
         return base
     spec = make_spec(variant, len(p.messages))
-    result = validate(spec, p.steps, hidden=hidden_actions(spec),
-                      max_hidden=max_hidden if max_hidden is not None else len(p.messages) + 4)
+    result = projection.check(projection.Projected(
+        spec, p.steps, hidden_actions(spec), max_hidden=max_hidden if max_hidden is not None else len(p.messages) + 4))
     # an invariant the variant documents as violated (no-auto-create: no_acked_loss) is no finding
-    must_hold = [(i, n) for i, n in result.broken if spec.expectation(spec.invariant(n)) == "holds"]
+    must_hold = projection.broken_that_must_hold(spec, result)
     base.ok = result.ok and not must_hold
     base.broken = result.broken
     base.hidden_steps = result.hidden_steps
