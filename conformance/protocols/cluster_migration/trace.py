@@ -39,6 +39,7 @@ from pulsar_conformance.spec.core.interpreter import Observed
 from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
 
 from ...harness import evidence, projection
+from ...harness.history import History
 from . import observe
 
 OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")
@@ -80,35 +81,30 @@ class CapturedRun:
     sub_types: dict[tuple[str, str], str] = field(default_factory=dict)
     late_subs: set[tuple[str, str]] = field(default_factory=set)
     _placement: dict = field(default_factory=dict, init=False, repr=False)
+    history: History = field(init=False, repr=False)
 
-    _rows: dict = field(default_factory=dict, init=False, repr=False)
+    def __post_init__(self):
+        # the clients attached through blue (one in another region reaches blue by replication)
+        self.history = History(self.columns, cluster="blue")
 
     @property
     def topics(self) -> list[str]:
         return list(self.states)
 
-    def _of(self, kind: str, topic: str) -> list[dict]:
-        """Rows of one kind and topic, in capture order (indexed once per run)."""
-        if not self._rows:
-            for row in evidence.rows(self.columns):
-                self._rows.setdefault((row["kind"], row["topic"]), []).append(row)
-        return self._rows.get((kind, topic), [])
-
     def sends(self, topic: str) -> list[dict]:
-        # producers attached through blue (one in another region reaches blue by replication)
-        return [r for r in self._of("send_ok", topic) if r["cluster"] == "blue"]
+        return self.history.sends(topic)
 
     def failed_sends(self, topic: str) -> list[dict]:
-        return [r for kind in ("send_err", "send_unknown") for r in self._of(kind, topic) if r["cluster"] == "blue"]
+        return self.history.failed_sends(topic)
 
     def receives(self, topic: str, subscription: str) -> list[dict]:
-        return [r for r in self._of("receive", topic) if r["subscription"] == subscription and r["cluster"] == "blue"]
+        return self.history.receives(topic, subscription)
 
     def acks(self, topic: str, subscription: str) -> list[dict]:
-        return [r for r in self._of("ack", topic) if r["subscription"] == subscription and r["cluster"] == "blue"]
+        return self.history.acks(topic, subscription)
 
     def subscriptions(self, topic: str) -> list[str]:
-        return sorted({r["subscription"] for r in self._of("receive", topic) if r["subscription"] and r["cluster"] == "blue"})
+        return self.history.subscriptions(topic)
 
     def placement(self, topic: str) -> observe.Placement:
         if topic not in self._placement:
@@ -432,7 +428,7 @@ def judge_pair(run: CapturedRun, topic: str, producer: str, subscription: str, *
         return outside(f"a {kind} subscription with {len(clients)} consumers has no delivery order; "
                        "the spec's subscription is one in-order reader")
     if kind in PER_KEY_TYPES:
-        keys = sorted({r["key"] for r in run.sends(topic) if r["producer"] == producer and r["key"] is not None})
+        keys = run.history.keys(topic, producer)
         parts = [validate_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green, key=k)
                  for k in keys]
     else:
@@ -455,10 +451,8 @@ def judge_pair(run: CapturedRun, topic: str, producer: str, subscription: str, *
 def validate_run(run: CapturedRun, *, variant: str = "auto-create", blue: int = 6, green: int = 6) -> list[PairVerdict]:
     out = []
     for topic in run.topics:
-        producers = sorted({r["producer"] for r in run.sends(topic)})
-        for producer in producers:
-            for subscription in run.subscriptions(topic):
-                out.append(judge_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green))
+        for producer, subscription in run.history.pairs(topic):
+            out.append(judge_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green))
     return out
 
 
