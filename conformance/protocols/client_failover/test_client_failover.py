@@ -47,12 +47,14 @@ def _topic(deployment, name: str) -> str:
     return f"persistent://{ns}/orders"
 
 
-def _run(deployment, certify_run, name, steps, **options) -> scenario.Outcome:
+def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scenario.Outcome, Recorder]:
+    """Run the scenario; its outcome and the recorder of its checks."""
     try:
-        return scenario.run(deployment, certify_run.directory("captures", name), name, CONFIG,
-                            _topic(deployment, name), steps, seed=certify_run.seed, **options)
+        out = scenario.run(deployment, certify_run.directory("captures", name), name, CONFIG,
+                           _topic(deployment, name), steps, seed=certify_run.seed, **options)
     except NotImplementedError as error:  # a deployment that cannot inject the fault
         raise VerdictUnknown(f"{name}: {error}") from error
+    return out, Recorder(certify_run, request, out, CHECKS)
 
 
 def _after(out, kind: str, cluster: str, since_ns: int, origin: str | None = None):
@@ -94,11 +96,10 @@ def _switch_figures(out, fault, switch, bound_checks: int) -> tuple[str, dict]:
 
 
 def test_failover_and_switch_back(clusters, certify_run, request):
-    out = _run(clusters, certify_run, "failover-switch-back", [
+    out, rec = _run(clusters, certify_run, request, "failover-switch-back", [
         (3.0, lambda f: f.kill("primary")),
         (5.0, lambda f: f.start("primary")),
         (5.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/kill-primary"
     down = _after(out, "down", "primary", 0)
     away = _after(out, "switch", "s1", down.at_ns, "primary")
@@ -116,13 +117,12 @@ def test_failover_and_switch_back(clusters, certify_run, request):
 
 
 def test_first_secondary_down(clusters, certify_run, request):
-    out = _run(clusters, certify_run, "first-secondary-down", [
+    out, rec = _run(clusters, certify_run, request, "first-secondary-down", [
         (2.0, lambda f: f.kill("s1")),
         (1.0, lambda f: f.kill("primary")),
         (4.0, lambda f: f.start("primary")),
         (4.0, lambda f: f.start("s1")),
         (2.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/first-secondary-down"
     down = _after(out, "down", "primary", 0)
     first = next((e for e in out.switches() if e.at_ns >= down.at_ns), None)
@@ -134,13 +134,12 @@ def test_first_secondary_down(clusters, certify_run, request):
 
 
 def test_secondary_dies_in_use(clusters, certify_run, request):
-    out = _run(clusters, certify_run, "secondary-dies", [
+    out, rec = _run(clusters, certify_run, request, "secondary-dies", [
         (2.0, lambda f: f.kill("primary")),
         (3.0, lambda f: f.kill("s1")),
         (3.0, lambda f: f.start("primary")),
         (3.0, lambda f: f.start("s1")),
         (2.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/secondary-dies"
     s1_down = _after(out, "down", "s1", 0)
     on_s1 = [e for e in out.switches() if e.cluster == "s1" and e.at_ns < s1_down.at_ns]
@@ -157,11 +156,10 @@ def test_secondary_dies_in_use(clusters, certify_run, request):
 
 
 def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request):
-    out = _run(clusters, certify_run, "paused-primary", [
+    out, rec = _run(clusters, certify_run, request, "paused-primary", [
         (2.0, lambda f: f.pause("primary")),
         (4.0, lambda f: f.resume("primary")),
         (3.0, lambda f: None)])
-    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/paused-primary"
     pause = next(m for m in out.markers if "paused" in m["label"])
     resume = next(m for m in out.markers if "resumed" in m["label"])
@@ -178,11 +176,10 @@ def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request)
 
 
 def test_provider_moves_the_client(clusters, certify_run, request):
-    out = _run(clusters, certify_run, "provider", [
+    out, rec = _run(clusters, certify_run, request, "provider", [
         (2.0, lambda f: f.point_to("s1")),
         (3.0, lambda f: f.point_to("primary")),
         (2.0, lambda f: None)], controlled=True)
-    rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "client-failover/provider"
     told = [m for m in out.markers if "provider points" in m["label"]]
     followed = []
