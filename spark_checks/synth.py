@@ -146,7 +146,7 @@ def _topic(t: int) -> str:
 
 
 def _uid(run_id: str, i: int) -> str:
-    return f"{run_id}:p{i % PRODUCERS}:{i // PRODUCERS + 1}"
+    return f"p{i % PRODUCERS}/{i // PRODUCERS + 1}"  # capture format /2: <producer>/<seq>
 
 
 def _in(index: np.ndarray, members: set[int]) -> np.ndarray:
@@ -162,7 +162,7 @@ def _chunk(run_id: str, start: int, stop: int, slots: dict[str, set[int]], sub_o
     ts_send = BASE_NS + i * STEP_NS
     producers = pa.array([f"p{x}" for x in range(PRODUCERS)]).take(pa.array(p))
     uid = pc.binary_join_element_wise(
-        pa.array([f"{run_id}:p{x}:" for x in range(PRODUCERS)]).take(pa.array(p)), pc.cast(pa.array(seq), pa.string()), ""
+        pa.array([f"p{x}/" for x in range(PRODUCERS)]).take(pa.array(p)), pc.cast(pa.array(seq), pa.string()), ""
     )
     keys = pa.array([f"k{x}" for x in range(KEYS)]).take(pa.array(key))
     topics = pa.array([_topic(x) for x in range(TOPICS)]).take(pa.array(topic))

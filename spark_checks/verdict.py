@@ -18,6 +18,7 @@ def build_verdict(*, manifest: dict, events: int, sends: int, counts: dict[str, 
         "events": events,
         "anomalies": {c: {"count": int(counts[c]), "examples": examples.get(c, [])} for c in CLASSES},
         "run_id": manifest["run_id"],
+        "format": manifest["format"],
         "allowed": sorted(allowed),
         "engine": engine,
     }
@@ -28,7 +29,8 @@ def build_verdict(*, manifest: dict, events: int, sends: int, counts: dict[str, 
 
 def verdict_text(document: dict) -> str:
     word = {True: "VALID", False: "INVALID", None: "UNKNOWN"}[document["valid"]]
-    lines = [f"{word}: {document['events']:,} events of run {document['run_id']} ({document['engine']})"]
+    read = document.get("format", "?").rsplit("/", 1)[-1]
+    lines = [f"{word}: {document['events']:,} events of run {document['run_id']} ({document['engine']}, capture format /{read})"]
     if document.get("unknown_reason"):
         lines.append(f"  cannot decide: {document['unknown_reason']}")
     for name, result in document["anomalies"].items():

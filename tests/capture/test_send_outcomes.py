@@ -52,7 +52,7 @@ def test_async_outcomes_become_contract_rows(tmp_path):
     assert [r["seq"] for r in rows] == list(range(1, 13))
     for r in rows:
         seq = r["seq"]
-        assert r["uid"] == f"r1:p1:{seq}" and r["producer"] == r["client"] == "p1" and r["run_id"] == "r1"
+        assert r["uid"] == f"p1/{seq}" and r["producer"] == r["client"] == "p1" and r["run_id"] == "r1"
         assert r["topic"] == "persistent://t/ns/a" and r["subscription"] is None and r["redelivery_count"] is None
         assert r["cluster"] == ("blue" if seq < 7 else "green")
         assert r["key"] == (f"k{seq % 2}" if seq > 4 else None)
@@ -60,9 +60,9 @@ def test_async_outcomes_become_contract_rows(tmp_path):
             assert r["kind"] == ("send_unknown" if seq % 2 else "send_err") and r["msg_id"] is None
         else:
             assert r["kind"] == "send_ok" and r["msg_id"] == f"7:{seq}:-1:{seq % 2 - 1}"
-    # The message itself carries the identity properties.
+    # The message itself carries one identity property (format /2): the uid.
     message = producer._producer._producer.sent[4]
-    assert message.properties() == {"uid": "r1:p1:5", "producer": "p1", "seq": "5"}
+    assert message.properties() == {"uid": "p1/5"}
     assert message.partition_key() == "k1"
 
 
