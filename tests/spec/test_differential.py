@@ -16,6 +16,7 @@ from pulsar_conformance.spec.core.symbolic import Encoding
 from pulsar_conformance.spec.protocols.client_failover import ClientFailover
 from pulsar_conformance.spec.protocols.cluster_migration import ClusterMigration
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
+from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 
 from .conftest import state_strategy
 
@@ -30,6 +31,9 @@ SPECS = [
     ClusterMigration(variant="auto-create"),
     ClusterMigration(variant="no-auto-create"),
     ClusterMigration(variant="auto-create", mutant="reorder-pending-on-redirect"),
+    TenantMigration(variant="markdelete-only"),
+    TenantMigration(variant="with-individual-acks"),
+    TenantMigration(variant="with-individual-acks", mutant="copy-acks-up-to-markdelete"),
 ]
 
 

@@ -18,6 +18,7 @@ from pulsar_conformance.spec.core.view import predicate
 from pulsar_conformance.spec.protocols.client_failover import ClientFailover
 from pulsar_conformance.spec.protocols.cluster_migration import ClusterMigration
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
+from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 
 from ..support.tools import unavailable
 
@@ -32,6 +33,8 @@ QUESTIONS = [
      "value['a'] == 1 and events == 0"),  # a value nobody wrote
     (ClusterMigration(), "sside == 'green' and green_cursor > 0",  # a consumer reading green
      "green_len > 0 and not cluster_migrated and not terminated and blue_len == 0 and remote_written == 0"),
+    (TenantMigration(), "phase == 'switched' and dup > late",  # a duplicate no sync could have prevented
+     "phase == 'retired' and rep < pub"),  # a message left behind on the retired cluster
 ]
 
 
@@ -61,6 +64,8 @@ FORMULAS = {
                         "max(fails, g_p_down) - min(fails, g_p_down) >= 2", "abs(fails - 2) == 1 or g_last == 'failover'"],
     "policy-sync": [QUESTIONS[1][1], "sum(sum(d.values()) for d in delivered.values()) == len(value)",
                     "any(value[c] != value[d] for c in value for d in value)", "value['a'] == value['b'] == 0"],
+    "tenant-migration": [QUESTIONS[3][1], "sum(ack_a) == pub", "md_b < rep and not pending",
+                         "phase == 'synced' and late > 0", "snaps[1] or dup > 0"],
     "cluster-migration": [QUESTIONS[2][1], "green_len + blue_len >= 2 and not terminated", "sside == 'blue' and (blue_len > 1 or cluster_migrated)"],
 }
 
