@@ -5,9 +5,10 @@ PROTOCOL = Protocol(
     title="tenant migration over geo-replication",
     source="https://streamnative.io/blog/migrating-tenants-across-clusters-with-pulsars-geo-replication",
     marker="tenant_migration",
-    profile="tenant migration over geo-replication: consumption progress through replicated subscriptions "
-            "(spec variants and mutants; the live scenarios are not built yet)",
+    profile="tenant migration over geo-replication: a replicated subscription with ack holes on A, the consumer "
+            "switched to B, duplicates measured; plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.tenant_migration:TenantMigration",
+    checks="pulsar_conformance.conformance.protocols.tenant_migration.checks:CHECKS",
     ci=(SpecBudget("markdelete-only", depth=12, examples=150),
         SpecBudget("with-individual-acks", depth=12, examples=150)),
     mutants=MutantBudget(depth=12, examples=150),

@@ -1,0 +1,19 @@
+"""The checks the tenant-migration scenarios record (spec/catalog/tenant-migration.yaml links them;
+tests/reports/test_checks.py holds the two together)."""
+from __future__ import annotations
+
+from ...harness.checks import Check, Checks
+
+CHECKS = Checks(
+    area="tenant-migration",
+    where="conformance/protocols/tenant_migration/checks.py",
+    scenarios=("tenant-migration",),
+    checks=(
+        Check("tenant-migration/<scenario>/nothing-lost", ("TM-R01",),
+              "every acknowledged send reached the subscription on A or on B (Spark: lost)"),
+        Check("tenant-migration/<scenario>/unacked-delivered-on-b", ("TM-R02",),
+              "every message A had not acknowledged is delivered on B after the switch"),
+        Check("tenant-migration/<scenario>/duplicates-after-switch", ("TM-R04",),
+              "B delivers again nothing A had acknowledged (the measured duplicates, split by cause)"),
+    ),
+)
