@@ -48,7 +48,8 @@ def machine_class(spec: Spec, invariants=None, on_step=None) -> type[RuleBasedSt
     namespace: dict = {"__init__": setup}
     for name, grounds in by_action.items():
         namespace[f"do_{name}"] = _rule(spec, grounds, on_step)
-    namespace["at_the_end"] = _terminal(spec)
+    if spec.ENDS:
+        namespace["at_the_end"] = _terminal(spec)
     for inv in invariants:
         namespace[f"inv_{inv.name}"] = _invariant(inv)
     cls = type(f"{spec.name.title().replace('-', '')}Machine", (RuleBasedStateMachine,), namespace)
@@ -80,8 +81,9 @@ def _rule(spec, grounds, on_step):
 
 
 def _terminal(spec):
-    """A behaviour may end (a retired cluster, a finished migration): where no action is enabled
-    the machine stutters in place, as the explorer and BMC simply stop there."""
+    """For a spec whose behaviours may end (``Spec.ENDS``: a retired cluster, a finished
+    migration): where no action is enabled the machine stutters in place, as the explorer and BMC
+    stop there. Other specs keep Hypothesis' refusal of a state with no way on: a deadlock."""
     @precondition(lambda self: not _enabled(spec, self.state, spec.ground_actions))
     @rule()
     def rest(self):

@@ -208,6 +208,8 @@ class Spec:
     CONSTANTS: dict[str, int] = {}  # name -> default; sizes the finite domains
     Z3_BITS: int = 16  # width of the z3 encoding's numbers (signed bit-vectors); 0 = unbounded Int
     MUTANTS: tuple[Mutant, ...] = ()
+    # behaviours may end: a state with no enabled action is final, not a deadlock (Hypothesis stutters there)
+    ENDS: bool = False
 
     def __init__(self, variant: str | None = None, mutant: str | None = None, **constants: int):
         self.variant = variant or self.DEFAULT_VARIANT
