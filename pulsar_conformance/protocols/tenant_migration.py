@@ -12,4 +12,6 @@ PROTOCOL = Protocol(
     ci=(SpecBudget("markdelete-only", depth=12, examples=150),
         SpecBudget("with-individual-acks", depth=12, examples=150)),
     mutants=MutantBudget(depth=12, examples=150),
+    # its mutants need 6 steps and more (publish, replicate, sync, publish, switch, retire)
+    profile_options={"mutant_depth": 10, "mutant_examples": 150},
 )

@@ -27,7 +27,9 @@ SUBSCRIPTION = "migrating"
 @dataclass(frozen=True)
 class Plan:
     messages: int = 300
-    hole_every: int = 10  # every k-th message stays unacknowledged on A
+    hole_every: int = 10  # every k-th message stays unacknowledged on A ...
+    holes_from: int = 1  # ... from this message on (a clean prefix lets A's markDeletePosition advance)
+    rate: float = 0.0  # messages per second (0: as fast as the broker takes them); cursor snapshots come every second
     sub_type: str = "Shared"  # Shared | KeyShared
     settle_s: float = 8.0  # for cursor snapshots (every second by default) and the markDelete sync
     skip_on_b: int = 0  # a broken run: skip this many messages on B before the switch (a loss)
@@ -70,14 +72,18 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
             producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
             line.say(f"publishing {plan.messages} messages on A; acknowledging all but every {plan.hole_every}th")
+            began = time.monotonic()
             for seq in range(1, plan.messages + 1):
                 producer.send(b"m" * 64, key=f"k{seq % 8}")
+                if plan.rate:
+                    time.sleep(max(0.0, began + seq / plan.rate - time.monotonic()))
             received = 0
             while received < plan.messages:
                 message = on_a.receive(10_000)
                 received += 1
                 _, _, tail = message.properties().get("uid", "").rpartition("/")
-                if not (tail.isdigit() and int(tail) % plan.hole_every == 0):
+                seq = int(tail) if tail.isdigit() else 0
+                if not (seq >= plan.holes_from and seq % plan.hole_every == 0):
                     on_a.acknowledge(message)
             line.mark(f"A: {plan.messages} delivered, the holes left unacknowledged")
             time.sleep(plan.settle_s)
