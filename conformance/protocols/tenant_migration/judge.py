@@ -28,13 +28,15 @@ class Figures:
     snapshot_lag: int  # ... of which at or before A's markDeletePosition (B's lagged: problems 2-3)
     a_markdelete: str | None
     b_markdelete: str | None
+    b_followed_s: float | None = None  # after the last ack on A, until B's markDeletePosition settled
 
     def text(self) -> str:
         return (f"{self.sent} sent, {self.acked_on_a} acknowledged on A, {self.holes} holes left; after the switch B "
                 f"delivered {self.delivered_on_b}: {self.duplicates} of them acknowledged on A before "
                 f"({self.past_a_markdelete} past A's markDeletePosition {self.a_markdelete}: ack holes; "
                 f"{self.snapshot_lag} before it: B's markDeletePosition {self.b_markdelete} lagged), "
-                f"{self.unacked_missing_on_b} unacknowledged messages never delivered on B")
+                f"{self.unacked_missing_on_b} unacknowledged messages never delivered on B; B's markDeletePosition "
+                f"settled {self.b_followed_s} s after the last ack on A")
 
 
 def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict) -> Figures:
@@ -47,7 +49,8 @@ def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict) -> Figure
     past = {u for u in again if a_md is not None and (position(on_a[u]["msg_id"]) or (0, 0)) > a_md}
     holes = set(on_a) - acked
     return Figures(len(sent), len(acked), len(holes), len(on_b), len((sent - acked) - on_b), len(again),
-                   len(past), len(again - past), a_cursor.get("markDeletePosition"), b_cursor.get("markDeletePosition"))
+                   len(past), len(again - past), a_cursor.get("markDeletePosition"), b_cursor.get("markDeletePosition"),
+                   b_cursor.get("followed_s"))
 
 
 def judge(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:

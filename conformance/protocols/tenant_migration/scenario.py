@@ -56,6 +56,17 @@ def _cursor(cluster, topic: str) -> dict:
         {"error": stats["error"]} if "error" in stats else {})
 
 
+def _settled_after(series: list[dict], side: str, final, since_ns: int) -> float | None:
+    """Seconds from ``since_ns`` until ``side``'s position reached ``final`` and stayed (None: never seen)."""
+    at = None
+    for point in series:
+        if point[side] == final:
+            at = at if at is not None else point["ts_ns"]
+        else:
+            at = None
+    return None if at is None else round((at - since_ns) / 1e9, 2)
+
+
 def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: int) -> Outcome:
     a, b = deployment.clusters["blue"], deployment.clusters["green"]
     line = timeline.Timeline(name)
@@ -85,10 +96,16 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                 seq = int(tail) if tail.isdigit() else 0
                 if not (seq >= plan.holes_from and seq % plan.hole_every == 0):
                     on_a.acknowledge(message)
-            line.mark(f"A: {plan.messages} delivered, the holes left unacknowledged")
-            time.sleep(plan.settle_s)
+            acked_ns = line.mark(f"A: {plan.messages} delivered, the holes left unacknowledged")
+            # both markDeletePositions over the settle time: how long B's takes to follow A's
+            progress_seen = []
+            while time.time_ns() - acked_ns < plan.settle_s * 1e9:
+                progress_seen.append({"ts_ns": time.time_ns(), "a": _cursor(a, topic).get("markDeletePosition"),
+                                      "b": _cursor(b, topic).get("markDeletePosition")})
+                time.sleep(0.5)
             a_cursor = _cursor(a, topic)
             b_cursor = _cursor(b, topic)
+            b_cursor["followed_s"] = _settled_after(progress_seen, "b", b_cursor.get("markDeletePosition"), acked_ns)
             line.mark(f"cursors: A markDelete {a_cursor.get('markDeletePosition')}, "
                       f"B markDelete {b_cursor.get('markDeletePosition')}")
             if plan.skip_on_b:
@@ -117,5 +134,5 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
     f = judge.figures(columns, topic, a_cursor, b_cursor)
     line.say(f.text())
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
-                                                 "figures": asdict(f)}, line.markers, verdict)
+                                                 "progress": progress_seen, "figures": asdict(f)}, line.markers, verdict)
     return Outcome(name, run_dir, topic, plan, columns, verdict, line.markers, a_cursor, b_cursor, f)

@@ -46,3 +46,11 @@ def test_b_losing_an_unacknowledged_message_fails():
     # the hole at 3 is never delivered on B (skipped): lost to the application
     f, v = _verdicts(_history([1, 2, 4, 5], [4, 5]), "7:2", "9:2")
     assert f.unacked_missing_on_b == 1 and v["unacked-delivered-on-b"] is False
+
+
+def test_when_b_settled_is_the_first_time_it_reached_its_final_position_for_good():
+    from pulsar_conformance.conformance.protocols.tenant_migration.scenario import _settled_after
+
+    series = [{"ts_ns": t * 10**9, "b": b} for t, b in [(1, "5:-1"), (2, "5:40"), (3, "5:-1"), (4, "5:80"), (5, "5:80")]]
+    assert _settled_after(series, "b", "5:80", 0) == 4.0
+    assert _settled_after(series, "b", "5:99", 0) is None
