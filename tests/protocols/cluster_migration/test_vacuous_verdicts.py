@@ -159,3 +159,13 @@ def test_a_failed_send_before_the_trigger_is_not_the_switch(run):
     cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_err", None, "failed-before"
     rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     assert rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"][1] is True
+
+
+def test_no_new_topic_in_blue_is_unknown_when_blue_cannot_say_or_the_producer_never_reached_green():
+    from pulsar_conformance.conformance.protocols.cluster_migration.test_cluster_migration import _not_created
+
+    state = SimpleNamespace
+    assert _not_created(state(error=None, entries=5), state(error=None, entries=10)) is False  # blue has it
+    assert _not_created(state(error="HTTP 404: not found", entries=None), state(error=None, entries=10)) is True
+    assert _not_created(state(error="HTTP 500: already migrated", entries=None), state(error=None, entries=10)) is None
+    assert _not_created(state(error="HTTP 404: not found", entries=None), state(error=None, entries=0)) is None
