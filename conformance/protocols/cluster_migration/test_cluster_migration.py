@@ -20,7 +20,7 @@ import pytest
 from ...harness.traffic import Sub, TopicLoad
 from . import observe, scenario
 from .checks import CHECKS
-from .verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
+from .verdicts import Recorder, blue_log, judge_clients, judge_topics, not_created, record_traces
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -119,7 +119,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
                   for t in out.topics.values()))
     # a topic first used after the migration is never created in blue
     fresh_blue, fresh_green = observe.topic_state(blue, fresh), observe.topic_state(green, fresh)
-    rec(f"{prefix}/no-new-topic-in-blue", _not_created(fresh_blue, fresh_green),
+    rec(f"{prefix}/no-new-topic-in-blue", not_created(fresh_blue, fresh_green),
         f"{fresh} on blue: {fresh_blue.error or fresh_blue.state}; on green: {fresh_green.entries} entries"
         + out.traffic.refusal("p-fresh"))
     # automatic resource creation: the subscriptions exist on green and nothing was lost for them
@@ -141,13 +141,3 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     judge_clients(rec, out.topics, blue_log(deployment), prefix)
     rec.finish()
 
-
-def _not_created(blue, green) -> bool | None:
-    """Blue has the topic: fail. Blue says it does not (404) and green has the producer's writes:
-    pass. Blue answers something else (3.2.0: HTTP 500 "already migrated") or the producer never
-    reached green: the state the requirement is about was not observed, unknown."""
-    if blue.error is None:
-        return False
-    if not blue.error.startswith("HTTP 404") or not green.entries:
-        return None
-    return True

@@ -139,3 +139,14 @@ def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = f
                                             "; nothing was read from green, so the switch was not observed")
                 rec(f"{prefix}/{r['check']}", ok if crossed or ok is False else None, evidence, requirements=r["requirements"],
                     **r["figures"])
+
+
+def not_created(blue, green) -> bool | None:
+    """Blue has the topic: fail. Blue says it does not (404) and green has the producer's writes:
+    pass. Blue answers something else (3.2.0: HTTP 500 "already migrated") or the producer never
+    reached green: the state the requirement is about was not observed, unknown."""
+    if blue.error is None:
+        return False
+    if not blue.error.startswith("HTTP 404") or not green.entries:
+        return None
+    return True

@@ -162,7 +162,9 @@ def test_a_failed_send_before_the_trigger_is_not_the_switch(run):
 
 
 def test_no_new_topic_in_blue_is_unknown_when_blue_cannot_say_or_the_producer_never_reached_green():
-    from pulsar_conformance.conformance.protocols.cluster_migration.test_cluster_migration import _not_created
+    from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import (
+        not_created as _not_created,
+    )
 
     state = SimpleNamespace
     assert _not_created(state(error=None, entries=5), state(error=None, entries=10)) is False  # blue has it
