@@ -18,15 +18,14 @@ from pulsar_conformance.fixtures.pytest_plugin import (  # noqa: F401
     replicated_namespace,
 )
 from pulsar_conformance.fixtures.pytest_plugin import pytest_configure as _plugin_configure
-from pulsar_conformance.protocols import PROTOCOLS
+from pulsar_conformance.protocols import markers
 
 from .harness.deadline import ABANDONED
 from .run import ENV_OUT, CertifyRun
 
 # registered from the protocol descriptors (pulsar_conformance/protocols/), not in pyproject.toml,
 # because they belong to this suite (--strict-markers)
-AREA_MARKERS = {"smoke": "part of the smoke profile",
-                **{p.marker: f"area: {p.title}" for p in PROTOCOLS}}
+AREA_MARKERS = markers()
 
 
 def pytest_configure(config) -> None:

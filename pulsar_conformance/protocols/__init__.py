@@ -78,6 +78,11 @@ def _discover() -> tuple[Protocol, ...]:
 PROTOCOLS: tuple[Protocol, ...] = _discover()
 
 
+def markers() -> dict[str, str]:
+    """The pytest markers of conformance/: ``smoke`` and one per protocol."""
+    return {"smoke": "part of the smoke profile", **{p.marker: f"area: {p.title}" for p in PROTOCOLS}}
+
+
 def protocol(area: str) -> Protocol:
     for p in PROTOCOLS:
         if p.area == area:
