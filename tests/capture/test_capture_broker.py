@@ -66,9 +66,10 @@ def test_send_receive_ack_are_recorded_and_the_run_is_valid(cluster, tmp_path):
         client.close()
 
     assert all(r == pulsar.Result.Ok for r in results)
-    assert {p["producer"] for p in seen} == {"p1"}
-    assert sorted(int(p["seq"]) for p in seen) == list(range(1, 502))
-    assert len({p["uid"] for p in seen}) == 501
+    # format /2: the uid is the only identity property, <producer>/<seq>
+    assert all(set(p) == {"uid"} for p in seen)
+    assert {p["uid"].rsplit("/", 1)[0] for p in seen} == {"p1"}
+    assert sorted(int(p["uid"].rsplit("/", 1)[1]) for p in seen) == list(range(1, 502))
     rows = _events(tmp_path)
     kinds = [r["kind"] for r in rows]
     assert kinds.count("send_ok") == 501 and kinds.count("receive") == 501 and kinds.count("ack") == 501
