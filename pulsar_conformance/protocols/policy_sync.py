@@ -5,8 +5,10 @@ PROTOCOL = Protocol(
     title="PIP-136 policy sync",
     source="https://github.com/apache/pulsar/blob/master/pip/pip-136.md",
     marker="policy_sync",
-    profile="PIP-136 policy sync: spec variants and mutants",
+    profile="PIP-136 policy sync on three real clusters (concurrent writes, held links, frozen and skewed "
+            "clocks, redelivery, the spec's counterexample replayed); plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.policy_sync:PolicySync",
+    checks="pulsar_conformance.conformance.protocols.policy_sync.checks:CHECKS",
     ci=(SpecBudget("as-proposed", depth=8, examples=100, max_states=200_000),
         SpecBudget("as-proposed-raw-clock", depth=8, examples=100, max_states=200_000),
         SpecBudget("as-implemented", depth=8, examples=100, max_states=200_000)),

@@ -1,0 +1,148 @@
+"""Verdicts of the policy-sync scenarios, from an outcome alone (tests/protocols/policy_sync run
+them on recorded and made-up outcomes, so every verdict is seen passing and failing)."""
+from __future__ import annotations
+
+from .observe import ABSENT
+
+
+def _held(out) -> str:
+    return ", ".join(f"{c}={v}" for c, v in sorted(out.final.items()))
+
+
+def _consumed(out) -> str:
+    """The events each cluster consumed, in its order: the story of a divergence."""
+    parts = []
+    for cluster in out.clusters:
+        seq = [f"{e.value if e.kind != 'Deleted' else 'delete'}@{e.ts}/{e.source}" for e in out.events.get(cluster, [])]
+        parts.append(f"{cluster} consumed [{', '.join(seq)}]")
+    return "; ".join(parts)
+
+
+def _settled(out) -> tuple[bool | None, str]:
+    if not out.quiesced:
+        return None, f"the clusters did not settle within the scenario's time (values {_held(out)})"
+    if None in out.final.values():
+        return None, f"a cluster did not answer its value ({_held(out)})"
+    return True, ""
+
+
+def converged(out) -> tuple[bool | None, str]:
+    settled, why = _settled(out)
+    if settled is None:
+        return None, why
+    if len(set(out.final.values())) == 1:
+        return True, f"every cluster holds {next(iter(out.final.values()))} after {len(out.written())} event(s)"
+    return False, f"diverged: {_held(out)}; {_consumed(out)}"
+
+
+def _value(event) -> int:
+    return ABSENT if event.kind == "Deleted" else event.value
+
+
+def newest_wins(out) -> tuple[bool | None, str]:
+    settled, why = _settled(out)
+    if settled is None:
+        return None, why
+    written = out.written()
+    if not written:
+        return None, "no event was written"
+    newest = max(e.ts for e in written)
+    top = [e for e in written if e.ts == newest]
+    if len({(e.source, _value(e)) for e in top}) > 1:
+        return None, f"the newest timestamp {newest} is shared by {len(top)} events (a tie: R03 judges it)"
+    want = _value(top[0])
+    wrong = {c: v for c, v in out.final.items() if v != want}
+    if not wrong:
+        return True, f"every cluster holds {want}, the newest event's (ts {newest} from {top[0].source})"
+    return False, (f"the newest event ({want} at ts {newest} from {top[0].source}) is not held by "
+                   f"{', '.join(f'{c} (holds {v})' for c, v in sorted(wrong.items()))}; {_consumed(out)}")
+
+
+def tie_to_smaller_source(out) -> tuple[bool | None, str]:
+    settled, why = _settled(out)
+    if settled is None:
+        return None, why
+    written = out.written()
+    by_ts: dict[int, list] = {}
+    for e in written:
+        by_ts.setdefault(e.ts, []).append(e)
+    ties = [es for es in by_ts.values() if len({e.source for e in es}) > 1]
+    if not ties:
+        return None, "no two clusters wrote with the same timestamp"
+    newest = max(written, key=lambda e: e.ts).ts
+    tie = by_ts.get(newest)
+    if not tie or len({e.source for e in tie}) < 2:
+        return None, "the clusters tied on a timestamp, but a newer event decided the value"
+    smaller, larger = min(tie, key=lambda e: e.source), max(tie, key=lambda e: e.source)
+    want = _value(smaller)
+    said = f"tie at ts {newest}: {smaller.source} wrote {_value(smaller)}, {larger.source} wrote {_value(larger)}"
+    if all(v == want for v in out.final.values()):
+        return True, f"{said}; every cluster holds {want}, the smaller source's"
+    if all(v == _value(larger) for v in out.final.values()):
+        return False, f"{said}; every cluster holds {_value(larger)}: the LARGER source name wins, the PIP says the smaller"
+    return False, f"{said}; no single winner: {_held(out)}"
+
+
+def _value_at(series, at_ns: int):
+    before = [v for t, v in series if t <= at_ns]
+    return before[-1] if before else None
+
+
+def redelivery_no_effect(out) -> tuple[bool | None, str]:
+    settled, why = _settled(out)
+    if settled is None:
+        return None, why
+    steps = [(s, r) for s, r in zip(out.steps, out.results, strict=False) if s.op == "redeliver"]
+    if not steps:
+        return None, "no redelivery in this scenario"
+    for step, result in steps:
+        if not result.get("ok"):
+            return None, f"the redelivery at {step.cluster} was refused: {result.get('error', '')}"
+        before = _value_at(out.series.get(step.cluster, []), result["at_ns"])
+        after = out.final.get(step.cluster)
+        if before != after:
+            return False, (f"{step.cluster} held {before} before its synchronizer consumed every event again, "
+                           f"{after} after; {_consumed(out)}")
+    return True, f"values unchanged by the redelivery ({_held(out)})"
+
+
+def publish_before_write(out, stored: int | None = None) -> tuple[bool | None, str]:
+    """``stored``: the value the cluster answers after a restart (its store, not its cache)."""
+    pairs = list(zip(out.steps, out.results, strict=False))
+    broken = [i for i, (s, r) in enumerate(pairs) if s.op == "break-sync-topic" and r.get("ok")]
+    if not broken:
+        return None, "the sync topic could not be made to refuse events"
+    where = pairs[broken[0]][0].cluster
+    writes = [(s, r) for s, r in pairs[broken[0] + 1:] if s.op == "write" and s.cluster == where]
+    if not writes:
+        return None, f"nothing was written at {where} once its sync topic refused events"
+    step, result = writes[0]
+    holds = out.final.get(where) if stored is None else stored
+    cached = "" if stored is None or stored == out.final.get(where) else (
+        f" (before the restart its admin API answered {out.final.get(where)}: a value its store does not hold)")
+    if holds == step.value:
+        return False, (f"{where} applied the write of {step.value} although its event could not be published "
+                       f"(the admin call {'succeeded' if result.get('ok') else 'failed: ' + result.get('error', '')})")
+    if holds is None:
+        return None, f"{where} did not answer its value"
+    return True, (f"the write of {step.value} at {where} was "
+                  f"{'refused (' + str(result.get('status')) + ')' if not result.get('ok') else 'answered but not applied'}"
+                  f"; {where}'s store {'after a restart ' if stored is not None else ''}holds {holds}{cached}")
+
+
+def one_consumer(stats: dict[str, dict]) -> tuple[bool | None, str]:
+    """``stats``: per cluster, the synchronizer subscription's stats (empty when it is missing)."""
+    if not stats:
+        return None, "no cluster to look at"
+    problems, seen = [], []
+    for cluster, sub in sorted(stats.items()):
+        if not sub:
+            problems.append(f"{cluster} has no {'metadata-syncer'} subscription")
+            continue
+        kind, consumers = sub.get("type"), len(sub.get("consumers") or [])
+        seen.append(f"{cluster}: {kind}, {consumers} consumer(s)")
+        if kind != "Failover" or consumers != 1:
+            problems.append(f"{cluster}: {kind} with {consumers} consumer(s)")
+    if problems:
+        return False, "; ".join(problems)
+    return True, "; ".join(seen) + " (one broker per cluster here: the Failover type is what keeps a second one out)"

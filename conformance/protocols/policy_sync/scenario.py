@@ -1,0 +1,274 @@
+"""A policy-sync scenario on real clusters: a fresh namespace, a list of steps (writes, held and
+released replication links, frozen or skewed broker clocks, redeliveries), quiescence, and what
+every cluster holds then, with the events each one consumed and each cluster's value over time."""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pulsar_conformance.fixtures.deploy import clocks
+from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.fixtures.deploy.metadata_sync import SUBSCRIPTION, TOPIC
+from pulsar_conformance.wait import wait_until
+
+from ...harness import timeline
+from . import observe
+
+
+@dataclass(frozen=True)
+class Step:
+    """``op``: write (``cluster``, ``value``), writes (``together``: (cluster, value) pairs sent at
+    once), delete, hold / release (the link ``cluster`` -> ``to``), freeze (``clocks``: (cluster, ms
+    past the scenario's base time) pairs), resume (every clock runs again), redeliver (``cluster``'s
+    synchronizer consumes every event again), break-sync-topic (``cluster``'s copy of the topic is
+    terminated: its publisher fails from then on), skew (``cluster``'s clock runs ``seconds`` ahead of
+    the others), pause (``seconds``)."""
+
+    op: str
+    cluster: str = ""
+    value: int = 0
+    to: str = ""
+    together: tuple = ()
+    clocks: tuple = ()
+    seconds: float = 0.0
+    note: str = ""
+
+    def show(self) -> str:
+        if self.op == "write":
+            return f"write {self.value} at {self.cluster}"
+        if self.op == "writes":
+            return "writes at once: " + ", ".join(f"{v} at {c}" for c, v in self.together)
+        if self.op in ("hold", "release"):
+            return f"{self.op} {self.cluster} -> {self.to}"
+        if self.op == "freeze":
+            return "clocks stand at " + ", ".join(f"{c} base+{ms} ms" for c, ms in self.clocks)
+        if self.op == "pause":
+            return f"pause {self.seconds} s"
+        if self.op == "skew":
+            return f"{self.cluster}'s clock runs {self.seconds:+} s from the others'"
+        return f"{self.op} {self.cluster}".strip()
+
+
+@dataclass
+class Outcome:
+    name: str
+    run_dir: Path
+    clusters: list[str]
+    policy: observe.Policy
+    steps: list[Step]
+    results: list[dict]  # per step: what happened (ok, error)
+    final: dict[str, int | None]
+    quiesced: bool
+    series: dict[str, list[tuple[int, int]]]
+    events: dict[str, list[observe.Event]]  # per cluster, in the order it consumed them
+    markers: list[dict] = field(default_factory=list)
+    base_ms: int = 0
+
+    @property
+    def converged(self) -> bool:
+        return len(set(self.final.values())) == 1 and None not in self.final.values()
+
+    def written(self) -> list[observe.Event]:
+        """The scenario's events once each (as their writers' copies hold them), oldest first."""
+        seen, out = set(), []
+        for cluster in self.clusters:
+            for event in self.events.get(cluster, []):
+                key = (event.source, event.ts, event.value, event.kind, event.expected_version)
+                if key not in seen and event.source == cluster:
+                    seen.add(key)
+                    out.append(event)
+        return sorted(out, key=lambda e: (e.ts, e.source))
+
+
+def _stats(admin, topic: str) -> dict:
+    tenant, namespace, name = topic.split("://", 1)[1].split("/")
+    try:
+        return admin.request("GET", f"/admin/v2/persistent/{tenant}/{namespace}/{name}/stats", timeout=5) or {}
+    except AdminError:
+        return {}
+
+
+def unsent(deployment, cluster: str, to: str | None = None, topic: str = TOPIC) -> int:
+    """Events ``cluster`` has still to send to ``to`` (to all its peers if None)."""
+    replication = _stats(deployment.admin(cluster), topic).get("replication") or {}
+    return sum(int(r.get("replicationBacklog") or 0) for peer, r in replication.items() if to in (None, peer))
+
+
+def unconsumed(deployment, cluster: str, topic: str = TOPIC) -> int:
+    """Events ``cluster``'s own synchronizer has not consumed yet."""
+    subscriptions = _stats(deployment.admin(cluster), topic).get("subscriptions") or {}
+    return int((subscriptions.get(SUBSCRIPTION) or {}).get("msgBacklog") or 0)
+
+
+def pending(deployment, cluster: str) -> int:
+    return unsent(deployment, cluster) + unconsumed(deployment, cluster)
+
+
+class Runner:
+    def __init__(self, deployment, clusters: list[str], line: timeline.Timeline):
+        self.d, self.clusters, self.line = deployment, clusters, line
+        self.held: set[tuple[str, str]] = set()
+        self.moved = False  # a clock was frozen or skewed: unwind lines them up again
+        self.base_ms = 0
+
+    def clock_base(self) -> int:
+        """A base time ahead of every broker's clock (a frozen clock never moves backwards)."""
+        if not self.base_ms:
+            latest = max(self.d.clock(c).shows() for c in self.clusters)
+            self.base_ms = (latest // 1000 + 5) * 1000
+        return self.base_ms
+
+    def execute(self, step: Step, policy: observe.Policy) -> dict:
+        d = self.d
+        result = {"step": step.show(), "ok": True, "at_ns": time.time_ns()}
+        try:
+            if step.op == "write":
+                policy.write(d.admin(step.cluster), step.value)
+            elif step.op == "writes":
+                result["errors"] = self._together(step, policy)
+                result["ok"] = not result["errors"]
+            elif step.op == "delete":
+                policy.delete(d.admin(step.cluster))
+            elif step.op == "hold":
+                d.cut(step.cluster, step.to, one_way=True)
+                self.held.add((step.cluster, step.to))
+            elif step.op == "release":
+                d.heal(step.cluster, step.to, one_way=True)
+                self.held.discard((step.cluster, step.to))
+                # delivered: the link's backlog is sent and the receiver has consumed it
+                wait_until(lambda: unsent(d, step.cluster, step.to) == 0 and unconsumed(d, step.to) == 0,
+                           timeout=30, interval=0.1, what=f"events of {step.cluster} consumed at {step.to}")
+            elif step.op == "freeze":
+                base = self.clock_base()
+                for cluster, ms in step.clocks:
+                    d.clock(cluster).freeze(base + int(ms))
+                self.moved = True
+                clocks.settle()
+            elif step.op == "skew":
+                others = max(d.clock(c).shows() for c in self.clusters if c != step.cluster)
+                d.clock(step.cluster).offset(others - clocks.now_ms() + int(step.seconds * 1000))
+                self.moved = True
+                clocks.settle()
+            elif step.op == "resume":
+                self.align()
+            elif step.op == "redeliver":
+                self._redeliver(step.cluster)
+            elif step.op == "break-sync-topic":
+                tenant, namespace, name = TOPIC.split("://", 1)[1].split("/")
+                d.admin(step.cluster).request("POST", f"/admin/v2/persistent/{tenant}/{namespace}/{name}/terminate")
+            elif step.op == "pause":
+                time.sleep(step.seconds)
+            else:
+                raise ValueError(f"unknown step {step.op!r}")
+        except AdminError as error:
+            result.update(ok=False, error=str(error)[:300], status=error.status)
+        self.line.mark(step.show() + ("" if result["ok"] else f" (refused: {result.get('status')})"),
+                       at_ns=result["at_ns"])
+        return result
+
+    def _together(self, step: Step, policy: observe.Policy) -> list[str]:
+        barrier = threading.Barrier(len(step.together))
+        errors: list[str] = []
+
+        def send(cluster, value):
+            admin = self.d.admin(cluster)
+            barrier.wait()
+            try:
+                policy.write(admin, value)
+            except AdminError as error:
+                errors.append(f"{cluster}: {error}"[:300])
+
+        threads = [threading.Thread(target=send, args=pair) for pair in step.together]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        return errors
+
+    def _redeliver(self, cluster: str) -> None:
+        tenant, namespace, name = TOPIC.split("://", 1)[1].split("/")
+        self.d.admin(cluster).request(
+            "POST", f"/admin/v2/persistent/{tenant}/{namespace}/{name}/subscription/{SUBSCRIPTION}/resetcursor/0")
+
+    def align(self) -> None:
+        """Every clock runs again, together, from past the latest any of them showed (never back)."""
+        if self.moved:
+            latest = max(self.d.clock(c).shows() for c in self.clusters) + 1000
+            for cluster in self.clusters:
+                self.d.clock(cluster).resume_from(latest)
+            self.moved = False
+            clocks.settle()
+
+    def unwind(self) -> None:
+        """Whatever a step left held or frozen is let go: the next scenario starts clean."""
+        for src, dst in sorted(self.held):
+            self.d.heal(src, dst, one_way=True)
+        self.held.clear()
+        self.align()
+
+
+def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[Step], *,
+        quiet: float = 2.0, timeout: float = 45.0, setup: list[Step] | None = None) -> Outcome:
+    """Run ``steps`` on a fresh namespace created at ``clusters[0]``; ``setup`` steps run before
+    the namespace exists (e.g. links held from the start)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    line = timeline.Timeline(name)
+    runner = Runner(deployment, clusters, line)
+    policy = observe.Policy(f"ps-{uuid.uuid4().hex[:6]}", "pol")
+    results: list[dict] = []
+    policy.create(deployment.admin(clusters[0]), clusters)
+    for cluster in clusters:  # the namespace itself reaches every cluster through the sync
+        admin = deployment.admin(cluster)
+        wait_until(lambda a=admin: _exists(a, policy), timeout=30, interval=0.1,
+                   what=f"namespace {policy.tenant}/{policy.namespace} synced to {cluster}")
+    line.mark(f"namespace {policy.tenant}/{policy.namespace} on every cluster")
+    try:
+        with observe.Sampler(deployment, clusters, policy) as sampler:
+            for step in setup or []:
+                results.append(runner.execute(step, policy))
+            for step in steps:
+                results.append(runner.execute(step, policy))
+            runner.unwind()
+            quiesced = _quiesce(deployment, clusters, sampler, quiet, timeout)
+            line.mark("quiescent" if quiesced else f"not quiescent after {timeout:.0f} s")
+            final = sampler.sample()
+    finally:
+        runner.unwind()
+    events = {c: observe.events(deployment, c, policy.store_path) for c in clusters}
+    for cluster, points in sampler.series.items():
+        for at_ns, value in points:
+            line.markers.append({"ts_ns": at_ns, "label": f"{cluster} holds {value}", "cluster": cluster,
+                                 "value": value})
+    out = Outcome(name, run_dir, clusters, policy, list(steps), results, final, quiesced,
+                  sampler.series, events, line.markers, runner.base_ms)
+    timeline.save(run_dir, "policy-sync", {
+        "name": name, "clusters": clusters, "policy": asdict(policy), "steps": [asdict(s) for s in steps],
+        "results": results, "final": final, "quiesced": quiesced, "base_ms": runner.base_ms,
+        "series": sampler.series, "events": {c: [e.to_json() for e in es] for c, es in events.items()},
+    }, line.markers, {})
+    return out
+
+
+def _exists(admin, policy: observe.Policy) -> bool:
+    try:
+        admin.request("GET", policy.rest, timeout=5)
+        return True
+    except AdminError:
+        return False
+
+
+def _quiesce(deployment, clusters, sampler: observe.Sampler, quiet: float, timeout: float) -> bool:
+    """Nothing left to send or consume anywhere, and no value changed for ``quiet`` seconds."""
+    deadline = time.monotonic() + timeout
+    stable_since, last = time.monotonic(), sampler.current()
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = sampler.current()
+        if now != last:
+            stable_since, last = time.monotonic(), now
+        if time.monotonic() - stable_since >= quiet and all(pending(deployment, c) == 0 for c in clusters):
+            return True
+    return False

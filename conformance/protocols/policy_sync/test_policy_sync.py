@@ -1,0 +1,223 @@
+"""PIP-136 policy sync on real clusters: three standalones (alpha, bravo, charlie) whose
+configuration stores sync through a replicated topic, one namespace's retention written
+concurrently, with replication links held and released and broker clocks frozen on purpose; and
+the policy-sync spec's shortest counterexample replayed on them (replay.py).
+
+Every scenario runs on a fresh namespace, settles, and is judged from what each cluster's admin
+REST answers and from the events each cluster's copy of the sync topic holds. The seed is
+https://github.com/apache/pulsar/blob/master/pip/pip-136.md; the rule as coded is in the spec (spec/protocols/policy_sync.py).
+"""
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pulsar_conformance.fixtures.deploy import metadata_sync
+from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.fixtures.deploy.clocks import ClocksUnavailable
+
+from ...harness.recorder import Recorder
+from ...run import VerdictUnknown
+from . import judge, observe, replay, scenario
+from .checks import CHECKS
+from .scenario import Step
+
+pytestmark = [pytest.mark.policy_sync, pytest.mark.pulsar]
+
+CLUSTERS = ["alpha", "bravo", "charlie"]
+A, B, C = CLUSTERS
+
+
+@dataclass
+class Enabling:
+    """How the sync was switched on, with the before/after probe (PIP136-R07's evidence)."""
+
+    before: dict[str, bool]
+    after: dict[str, bool]
+    how: dict[str, str]
+    run_dir: Path
+
+
+@pytest.fixture(scope="module")
+def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
+    name = f"policy-sync-{os.getpid()}"
+    try:
+        deployment = pulsar_deployment_factory(CLUSTERS, name=name, metadata_sync="prepared", clock_control=True)
+    except ClocksUnavailable as error:  # scenarios that need a clock are then unknown, the rest still run
+        deployment = pulsar_deployment_factory(CLUSTERS, name=name, metadata_sync="prepared")
+        deployment.clock_problem = str(error)
+    deployment.enabling = _enable(deployment, certify_run.directory("captures", "enable"))
+    yield deployment
+    collect = getattr(deployment, "collect_logs", None)
+    if collect is not None:
+        collect(certify_run.directory("logs", "policy-sync"))
+
+
+def _sees(admin, tenant: str) -> bool:
+    try:
+        return tenant in (admin.request("GET", "/admin/v2/tenants", timeout=5) or [])
+    except AdminError:
+        return False
+
+
+def _enable(deployment, run_dir: Path) -> Enabling:
+    """A tenant written at alpha before the setting reaches no one; one written after reaches all."""
+    external = getattr(deployment, "metadata_sync", None) is not None or deployment.backend == "external"
+    if external:  # someone else's clusters: the sync must already be on (or the run stops, exit 2)
+        metadata_sync.verify(deployment, CLUSTERS, (getattr(deployment, "metadata_sync", None) or {}).get("topic"))
+        return Enabling({}, {}, {}, run_dir)
+    first = f"before-{uuid.uuid4().hex[:6]}"
+    deployment.admin(A).put_tenant(first, CLUSTERS)
+    time.sleep(3)
+    before = {c: _sees(deployment.admin(c), first) for c in CLUSTERS[1:]}
+    how = metadata_sync.enable(deployment, CLUSTERS, restart=deployment.restart)
+    second = f"after-{uuid.uuid4().hex[:6]}"
+    deployment.admin(A).put_tenant(second, CLUSTERS)
+    deadline = time.monotonic() + 15
+    after = {}
+    while time.monotonic() < deadline:
+        after = {c: _sees(deployment.admin(c), second) for c in CLUSTERS[1:]}
+        if all(after.values()):
+            break
+        time.sleep(0.2)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return Enabling(before, after, how, run_dir)
+
+
+def _need_clock(deployment) -> None:
+    if getattr(deployment, "clock_problem", None) or not hasattr(deployment, "clock"):
+        raise VerdictUnknown(f"this scenario freezes broker clocks, which this deployment cannot: "
+                             f"{getattr(deployment, 'clock_problem', deployment.backend + ' backend')}")
+
+
+def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scenario.Outcome, Recorder]:
+    try:
+        out = scenario.run(deployment, certify_run.directory("captures", name), name, CLUSTERS, steps, **options)
+    except NotImplementedError as error:  # a backend that cannot hold a link
+        raise VerdictUnknown(f"{name}: {error}") from error
+    return out, Recorder(certify_run, request, out, CHECKS)
+
+
+def _judge(rec, out, *verdicts) -> None:
+    for check, fn in verdicts:
+        ok, said = fn(out)
+        rec(f"policy-sync/{out.name}/{check}", ok, said, final=out.final)
+
+
+def test_enabled_by_the_setting(clusters, certify_run, request):
+    e = clusters.enabling
+    rec = Recorder(certify_run, request, e, CHECKS)
+    if not e.before and not e.after:
+        rec("policy-sync/enable/enabled-by-setting", None, "an external deployment: the sync was on before the run")
+    else:
+        ok = not any(e.before.values()) and all(e.after.values())
+        rec("policy-sync/enable/enabled-by-setting", ok,
+            f"before the setting, a tenant written at {A} reached {e.before}; after it ({e.how}), {e.after}",
+            before=e.before, after=e.after, how=e.how)
+    rec.finish()
+
+
+def test_concurrent_writes_at_three_clusters(clusters, certify_run, request):
+    """Three writes sent at once, one per cluster: the race the PIP's rule is for."""
+    out, rec = _run(clusters, certify_run, request, "concurrent",
+                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+                     Step("writes", together=((A, 2), (B, 3), (C, 4)))])
+    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
+    rec.finish()
+
+
+def test_sequential_writes_while_replication_is_held(clusters, certify_run, request):
+    """alpha writes 1 then 2, one after the other, while its link to the others is held: nothing is
+    concurrent, the newest write is alpha's 2; the links are then released."""
+    out, rec = _run(clusters, certify_run, request, "held-link",
+                    [Step("hold", cluster=A, to=B), Step("hold", cluster=A, to=C),
+                     Step("write", cluster=A, value=1), Step("write", cluster=A, value=2),
+                     Step("pause", seconds=0.5),
+                     Step("release", cluster=A, to=B), Step("release", cluster=A, to=C)])
+    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
+    rec.finish()
+
+
+def test_skewed_clock_keeps_a_newer_write_out(clusters, certify_run, request):
+    """charlie's clock runs 5 s ahead: bravo writes 1, charlie applies it (stamped with its own
+    time), then bravo writes 2 a second later, older than charlie's stamp."""
+    _need_clock(clusters)
+    out, rec = _run(clusters, certify_run, request, "skewed-clock",
+                    [Step("skew", cluster=C, seconds=5), Step("write", cluster=B, value=1), Step("pause", seconds=1.5),
+                     Step("write", cluster=B, value=2)])
+    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
+    rec.finish()
+
+
+def test_tie_between_two_clusters(clusters, certify_run, request):
+    """Every clock stands still on one millisecond; bravo writes 1 and charlie 2: the events tie,
+    and the PIP gives the tie to the smaller name (bravo)."""
+    _need_clock(clusters)
+    out, rec = _run(clusters, certify_run, request, "tie",
+                    [Step("freeze", clocks=tuple((c, 0) for c in CLUSTERS)),
+                     Step("write", cluster=B, value=1), Step("write", cluster=C, value=2)])
+    _judge(rec, out, ("converged", judge.converged), ("tie-to-smaller-source", judge.tie_to_smaller_source))
+    rec.finish()
+
+
+def test_redelivery_changes_nothing(clusters, certify_run, request):
+    """Settled values, then bravo's synchronizer is made to consume every event again."""
+    out, rec = _run(clusters, certify_run, request, "redelivery",
+                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+                     Step("write", cluster=C, value=2), Step("pause", seconds=2.0),
+                     Step("redeliver", cluster=B), Step("pause", seconds=2.0)])
+    _judge(rec, out, ("converged", judge.converged), ("redelivery-no-effect", judge.redelivery_no_effect))
+    rec.finish()
+
+
+def test_replay_of_the_spec_counterexample(clusters, certify_run, request):
+    """The shortest trace in which `spec check policy-sync --variant as-implemented` breaks
+    `converges`, mapped onto the clusters (replay.py), run, and compared with the spec's final state."""
+    _need_clock(clusters)
+    trace = replay.counterexample("as-implemented", "converges")
+    plan = replay.plan(trace, CLUSTERS)
+    out, rec = _run(clusters, certify_run, request, "replay", plan.steps, setup=plan.setup)
+    allowed, predicted, problem = replay.predict("as-implemented", plan.realized)
+    to_spec = {real: spec for spec, real in plan.clusters.items()}
+    observed = {to_spec[c]: v for c, v in out.final.items() if c in to_spec}
+    proposed_ok, proposed, proposed_problem = replay.predict("as-proposed", plan.realized)
+    as_spec = {c: predicted[to_spec[c]] for c in CLUSTERS}
+    matches = observed == predicted
+    ok, said = judge.converged(out)
+    said = (f"{said}. Spec counterexample ({len(trace)} steps: {'; '.join(trace)}) replayed as "
+            f"[{'; '.join(plan.realized)}]; as-implemented predicts {as_spec}, the clusters hold {out.final}: "
+            f"{'the divergence the spec predicts' if matches and len(set(predicted.values())) > 1 else 'as predicted' if matches else 'NOT what the spec predicts'}")
+    rec("policy-sync/replay/converged", ok, said, trace=trace, realized=plan.realized, moved=plan.moved,
+        spec_allows=allowed, spec_problem=problem, spec_final=as_spec, matches_spec=matches,
+        as_proposed_allows=proposed_ok, as_proposed_problem=proposed_problem,
+        as_proposed_final={c: proposed[to_spec[c]] for c in CLUSTERS})
+    rec.finish()
+
+
+def test_one_consumer_per_cluster(clusters, certify_run, request):
+    stats = {c: observe.syncer_stats(clusters, c) for c in CLUSTERS}
+    rec = Recorder(certify_run, request, clusters.enabling, CHECKS)
+    ok, said = judge.one_consumer(stats)
+    rec("policy-sync/syncer/one-consumer-per-cluster", ok, said,
+        subscriptions={c: {"type": s.get("type"), "consumers": len(s.get("consumers") or [])} for c, s in stats.items()})
+    rec.finish()
+
+
+def test_no_local_write_without_its_event(clusters, certify_run, request):
+    """Last, since it ends alpha's sync for good: alpha's copy of the sync topic is terminated, so
+    its synchronizer cannot publish; a write at alpha must then not be applied (publish first)."""
+    out, rec = _run(clusters, certify_run, request, "unpublishable",
+                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+                     Step("break-sync-topic", cluster=A), Step("write", cluster=A, value=2)], timeout=15)
+    stored = None
+    if hasattr(clusters, "restart"):  # what alpha's store holds, not what its metadata cache serves
+        clusters.restart(A)
+        stored = out.policy.read(clusters.admin(A))
+    ok, said = judge.publish_before_write(out, stored)
+    rec("policy-sync/unpublishable/publish-before-write", ok, said, final=out.final, stored_after_restart=stored)
+    rec.finish()
