@@ -36,7 +36,7 @@ INTERRUPT_GRACE_SECONDS = 15
 def run_certify(args) -> int:
     profile = get_profile(args.profile)
     _check_exclusions(profile, getattr(args, "exclude", None) or ())
-    deployment = _deployment_option(args.deployment)
+    deployment = _deployment_option(args.deployment, profile)
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
     out = Path(args.out or Path("reports") / run_id).resolve()
     if out.exists() and any(out.iterdir()):
@@ -95,8 +95,9 @@ def _check_exclusions(profile, excluded) -> None:
                          f"choose among: {', '.join(declared) or '(none: this profile certifies nothing on a deployment)'}")
 
 
-def _deployment_option(value: str | None) -> dict:
-    """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts."""
+def _deployment_option(value: str | None, profile=None) -> dict:
+    """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts
+    (reachable, and describing what the profile's protocols need of it)."""
     if value in (None, "local"):
         return {"backend": "local", "file": None}
     if value == "containers":
@@ -113,7 +114,13 @@ def _deployment_option(value: str | None) -> dict:
                          "pass local, containers, or the path of an external deployment YAML (docs/deployments.md)")
     from pulsar_conformance.fixtures.deploy.external import load_external
 
-    load_external(path, check=True)  # malformed or unreachable: exit 2 now, not mid-run
+    external = load_external(path, check=True)  # malformed or unreachable: exit 2 now, not mid-run
+    if profile is not None:
+        from pulsar_conformance.protocols import PROTOCOLS
+
+        for protocol in PROTOCOLS:
+            if protocol.area in profile.areas:
+                protocol.check_external(external)
     return {"backend": "external", "file": str(path.resolve())}
 
 

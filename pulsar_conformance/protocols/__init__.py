@@ -47,12 +47,19 @@ class Protocol:
     min_client: str | None = None  # the oldest pulsar-client its scenarios run with
     min_client_why: str = ""
     profile_options: dict = field(default_factory=dict)  # further Profile fields (messages, ...)
+    # "module:function": called with an external deployment before a certification starts, to stop
+    # with exit 2 when the file lacks what the protocol's scenarios need (a UsageError)
+    external_check: str | None = None
 
     def load_spec(self):
         return _load(self.spec) if self.spec else None
 
     def load_checks(self):
         return _load(self.checks) if self.checks else None
+
+    def check_external(self, deployment) -> None:
+        if self.external_check:
+            _load(self.external_check)(deployment)
 
 
 def _load(path: str):

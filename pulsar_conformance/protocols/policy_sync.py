@@ -9,6 +9,7 @@ PROTOCOL = Protocol(
             "clocks, redelivery, the spec's counterexample replayed); plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.policy_sync:PolicySync",
     checks="pulsar_conformance.conformance.protocols.policy_sync.checks:CHECKS",
+    external_check="pulsar_conformance.fixtures.deploy.metadata_sync:verify_external",
     ci=(SpecBudget("as-proposed", depth=8, examples=100, max_states=200_000),
         SpecBudget("as-proposed-raw-clock", depth=8, examples=100, max_states=200_000),
         SpecBudget("as-implemented", depth=8, examples=100, max_states=200_000)),
