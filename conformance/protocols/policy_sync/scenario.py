@@ -21,7 +21,7 @@ from . import observe
 @dataclass(frozen=True)
 class Step:
     """``op``: write (``cluster``, ``value``), writes (``together``: (cluster, value) pairs sent at
-    once), delete, hold / release (the link ``cluster`` -> ``to``), freeze (``clocks``: (cluster, ms
+    once), delete, delete-and-write (``cluster`` deletes while ``to`` writes ``value``, at once), hold / release (the link ``cluster`` -> ``to``), freeze (``clocks``: (cluster, ms
     past the scenario's base time) pairs), resume (every clock runs again), redeliver (``cluster``'s
     synchronizer consumes every event again), break-sync-topic (``cluster``'s copy of the topic is
     terminated: its publisher fails from then on), skew (``cluster``'s clock runs ``seconds`` ahead of
@@ -41,6 +41,8 @@ class Step:
             return f"write {self.value} at {self.cluster}"
         if self.op == "writes":
             return "writes at once: " + ", ".join(f"{v} at {c}" for c, v in self.together)
+        if self.op == "delete-and-write":
+            return f"delete at {self.cluster} and write {self.value} at {self.to}, at once"
         if self.op in ("hold", "release"):
             return f"{self.op} {self.cluster} -> {self.to}"
         if self.op == "freeze":
@@ -128,7 +130,11 @@ class Runner:
             if step.op == "write":
                 policy.write(d.admin(step.cluster), step.value)
             elif step.op == "writes":
-                result["errors"] = self._together(step, policy)
+                result["errors"] = self._together([(lambda a, v=v: policy.write(a, v), c) for c, v in step.together])
+                result["ok"] = not result["errors"]
+            elif step.op == "delete-and-write":
+                result["errors"] = self._together([(policy.delete, step.cluster),
+                                                   (lambda a: policy.write(a, step.value), step.to)])
                 result["ok"] = not result["errors"]
             elif step.op == "delete":
                 policy.delete(d.admin(step.cluster))
@@ -169,19 +175,20 @@ class Runner:
                        at_ns=result["at_ns"])
         return result
 
-    def _together(self, step: Step, policy: observe.Policy) -> list[str]:
-        barrier = threading.Barrier(len(step.together))
+    def _together(self, calls: list) -> list[str]:
+        """Each ``(call, cluster)`` run with the cluster's admin, all released at once."""
+        barrier = threading.Barrier(len(calls))
         errors: list[str] = []
 
-        def send(cluster, value):
+        def send(call, cluster):
             admin = self.d.admin(cluster)
             barrier.wait()
             try:
-                policy.write(admin, value)
+                call(admin)
             except AdminError as error:
                 errors.append(f"{cluster}: {error}"[:300])
 
-        threads = [threading.Thread(target=send, args=pair) for pair in step.together]
+        threads = [threading.Thread(target=send, args=pair) for pair in calls]
         for t in threads:
             t.start()
         for t in threads:

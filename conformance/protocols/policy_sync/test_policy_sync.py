@@ -166,12 +166,22 @@ def test_tie_between_two_clusters(clusters, certify_run, request):
 
 
 def test_redelivery_changes_nothing(clusters, certify_run, request):
-    """Settled values, then bravo's synchronizer is made to consume every event again."""
+    """Settled values, then bravo's synchronizer is made to consume every event again, and
+    alpha's too: alpha's own write of 1 comes back late, after charlie's newer 2."""
     out, rec = _run(clusters, certify_run, request, "redelivery",
                     [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
                      Step("write", cluster=C, value=2), Step("pause", seconds=2.0),
-                     Step("redeliver", cluster=B), Step("pause", seconds=2.0)])
+                     Step("redeliver", cluster=B), Step("redeliver", cluster=A), Step("pause", seconds=2.0)])
     _judge(rec, out, ("converged", judge.converged), ("redelivery-no-effect", judge.redelivery_no_effect))
+    rec.finish()
+
+
+def test_delete_racing_an_update(clusters, certify_run, request):
+    """The namespace (and so its policy) deleted at alpha while bravo updates it, at once."""
+    out, rec = _run(clusters, certify_run, request, "delete-race",
+                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+                     Step("delete-and-write", cluster=A, to=B, value=2)])
+    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
     rec.finish()
 
 
