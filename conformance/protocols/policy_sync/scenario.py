@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pulsar_conformance.fixtures.deploy import clocks
-from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.fixtures.deploy.metadata_sync import SUBSCRIPTION, TOPIC
 from pulsar_conformance.wait import wait_until
 
@@ -22,7 +22,7 @@ from . import observe
 class Step:
     """``op``: write (``cluster``, ``value``), writes (``together``: (cluster, value) pairs sent at
     once), delete, delete-and-write (``cluster`` deletes while ``to`` writes ``value``, at once), hold / release (the link ``cluster`` -> ``to``), freeze (``clocks``: (cluster, ms
-    past the scenario's base time) pairs), resume (every clock runs again), redeliver (``cluster``'s
+    past the scenario's base time) pairs), redeliver (``cluster``'s
     synchronizer consumes every event again), break-sync-topic (``cluster``'s copy of the topic is
     terminated: its publisher fails from then on), skew (``cluster``'s clock runs ``seconds`` ahead of
     the others), pause (``seconds``)."""
@@ -69,10 +69,6 @@ class Outcome:
     markers: list[dict] = field(default_factory=list)
     base_ms: int = 0
 
-    @property
-    def converged(self) -> bool:
-        return len(set(self.final.values())) == 1 and None not in self.final.values()
-
     def written(self) -> list[observe.Event]:
         """The scenario's events once each (as their writers' copies hold them), oldest first."""
         seen, out = set(), []
@@ -85,28 +81,28 @@ class Outcome:
         return sorted(out, key=lambda e: (e.ts, e.source))
 
 
-def _stats(admin, topic: str) -> dict:
-    tenant, namespace, name = topic.split("://", 1)[1].split("/")
+def _stats(deployment, cluster: str) -> dict:
+    """The sync topic's stats on ``cluster`` ({} while it does not answer)."""
     try:
-        return admin.request("GET", f"/admin/v2/persistent/{tenant}/{namespace}/{name}/stats", timeout=5) or {}
+        return deployment.admin(cluster).request("GET", Admin.topic_path(TOPIC) + "/stats", timeout=5) or {}
     except AdminError:
         return {}
 
 
-def unsent(deployment, cluster: str, to: str | None = None, topic: str = TOPIC) -> int:
-    """Events ``cluster`` has still to send to ``to`` (to all its peers if None)."""
-    replication = _stats(deployment.admin(cluster), topic).get("replication") or {}
+def _unsent(stats: dict, to: str | None = None) -> int:
+    """Events still to send to ``to`` (to all peers if None)."""
+    replication = stats.get("replication") or {}
     return sum(int(r.get("replicationBacklog") or 0) for peer, r in replication.items() if to in (None, peer))
 
 
-def unconsumed(deployment, cluster: str, topic: str = TOPIC) -> int:
-    """Events ``cluster``'s own synchronizer has not consumed yet."""
-    subscriptions = _stats(deployment.admin(cluster), topic).get("subscriptions") or {}
-    return int((subscriptions.get(SUBSCRIPTION) or {}).get("msgBacklog") or 0)
+def _unconsumed(stats: dict) -> int:
+    """Events the cluster's own synchronizer has not consumed yet."""
+    return int(((stats.get("subscriptions") or {}).get(SUBSCRIPTION) or {}).get("msgBacklog") or 0)
 
 
 def pending(deployment, cluster: str) -> int:
-    return unsent(deployment, cluster) + unconsumed(deployment, cluster)
+    stats = _stats(deployment, cluster)
+    return _unsent(stats) + _unconsumed(stats)
 
 
 class Runner:
@@ -145,7 +141,8 @@ class Runner:
                 d.heal(step.cluster, step.to, one_way=True)
                 self.held.discard((step.cluster, step.to))
                 # delivered: the link's backlog is sent and the receiver has consumed it
-                wait_until(lambda: unsent(d, step.cluster, step.to) == 0 and unconsumed(d, step.to) == 0,
+                wait_until(lambda: _unsent(_stats(d, step.cluster), step.to) == 0
+                           and _unconsumed(_stats(d, step.to)) == 0,
                            timeout=30, interval=0.1, what=f"events of {step.cluster} consumed at {step.to}")
             elif step.op == "freeze":
                 base = self.clock_base()
@@ -158,13 +155,10 @@ class Runner:
                 d.clock(step.cluster).offset(others - clocks.now_ms() + int(step.seconds * 1000))
                 self.moved = True
                 clocks.settle()
-            elif step.op == "resume":
-                self.align()
             elif step.op == "redeliver":
                 self._redeliver(step.cluster)
             elif step.op == "break-sync-topic":
-                tenant, namespace, name = TOPIC.split("://", 1)[1].split("/")
-                d.admin(step.cluster).request("POST", f"/admin/v2/persistent/{tenant}/{namespace}/{name}/terminate")
+                d.admin(step.cluster).request("POST", Admin.topic_path(TOPIC) + "/terminate")
             elif step.op == "pause":
                 time.sleep(step.seconds)
             else:
@@ -196,9 +190,8 @@ class Runner:
         return errors
 
     def _redeliver(self, cluster: str) -> None:
-        tenant, namespace, name = TOPIC.split("://", 1)[1].split("/")
         self.d.admin(cluster).request(
-            "POST", f"/admin/v2/persistent/{tenant}/{namespace}/{name}/subscription/{SUBSCRIPTION}/resetcursor/0")
+            "POST", f"{Admin.topic_path(TOPIC)}/subscription/{SUBSCRIPTION}/resetcursor/0")
 
     def align(self) -> None:
         """Every clock runs again, together, from past the latest any of them showed (never back)."""
@@ -219,8 +212,8 @@ class Runner:
 
 def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[Step], *,
         quiet: float = 2.0, timeout: float = 45.0, setup: list[Step] | None = None) -> Outcome:
-    """Run ``steps`` on a fresh namespace created at ``clusters[0]``; ``setup`` steps run before
-    the namespace exists (e.g. links held from the start)."""
+    """Run ``steps`` on a fresh namespace created at ``clusters[0]``; ``setup`` steps run once it is
+    on every cluster, before ``steps`` (e.g. links held and clocks frozen from the start)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     line = timeline.Timeline(name)
     runner = Runner(deployment, clusters, line)

@@ -67,9 +67,8 @@ def _sees(admin, tenant: str) -> bool:
 
 def _enable(deployment, run_dir: Path) -> Enabling:
     """A tenant written at alpha before the setting reaches no one; one written after reaches all."""
-    external = getattr(deployment, "metadata_sync", None) is not None or deployment.backend == "external"
-    if external:  # someone else's clusters: the sync must already be on (or the run stops, exit 2)
-        metadata_sync.verify(deployment, CLUSTERS, (getattr(deployment, "metadata_sync", None) or {}).get("topic"))
+    if deployment.backend == "external":  # someone else's clusters: the sync must already be on
+        metadata_sync.verify_external(deployment)
         return Enabling({}, {}, {}, run_dir)
     first = f"before-{uuid.uuid4().hex[:6]}"
     deployment.admin(A).put_tenant(first, CLUSTERS)
