@@ -20,6 +20,7 @@ AREA_CLIS = (
     "pulsar_conformance.fixtures.capture.cli",
     "pulsar_conformance.spark_checks.cli",
     "pulsar_conformance.reports.cli",
+    "pulsar_conformance.conformance.protocols.metadata_migration.bench",
 )
 
 

@@ -5,9 +5,11 @@ PROTOCOL = Protocol(
     title="PIP-454 metadata store migration",
     source="https://github.com/apache/pulsar/blob/master/pip/pip-454.md",
     marker="metadata_migration",
-    profile="PIP-454 metadata store migration (ZooKeeper to Oxia): the spec's variants and mutants "
-            "(the live scenarios on 5.0.0-M1 are not built yet)",
+    profile="PIP-454 metadata store migration, ZooKeeper to Oxia, on a Pulsar 5.x standalone (5.0.0-M1 unless "
+            "--pulsar-version says otherwise): under traffic and metadata writes, with Oxia or the coordinator "
+            "killed, and to a non-Oxia target; plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.metadata_migration:MetadataMigration",
+    checks="pulsar_conformance.conformance.protocols.metadata_migration.checks:CHECKS",
     ci=(SpecBudget("as-proposed", depth=12, examples=150, max_states=300_000),
         SpecBudget("as-implemented", depth=12, examples=150, max_states=300_000)),
     # Hypothesis needs 600 examples to reach the copy-phase mutants (300 leave two alive; measured)

@@ -1,0 +1,158 @@
+"""``bench metadata-migration``: PIP-454's read-only window and copy time against the amount of
+metadata, on real 5.x standalones (one fresh deployment per size), with a plot.
+
+Each size seeds N topics' worth of metadata straight into ZooKeeper (a managed-ledger node of
+~200 bytes per topic, 1,000 per namespace folder: REST would take minutes per thousand), then
+starts the migration with metadata writes probing, as the conformance scenario does. The PIP's
+claim ("< 30 s ... even up to 500 MB") is a SHOULD; the figures say how far this machine is from it,
+and the copy rate (bytes/s) extrapolated to 500 MB. Ratios are against the smallest size of the
+same run."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.output import emit, progress
+
+CLAIM_S = 30.0
+CLAIM_BYTES = 500 * 2**20
+VALUE = b"x" * 200  # about a managed ledger's info (ledgers list, properties)
+
+
+def register(commands) -> None:
+    p = commands.add("metadata-migration", run_bench,
+                     "PIP-454: read-only window and copy time against the metadata size (a plot)", bench=True)
+    p.add_argument("--sizes", default="1000,10000,100000", help="topics' worth of metadata, comma-separated")
+    p.add_argument("--pulsar-version", default="5.0.0-M1", help="a Pulsar 5.x release (default 5.0.0-M1)")
+    p.add_argument("--out", default="bench-metadata-migration", help="folder for the JSON figures and the plot")
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        sizes = []
+    if not sizes or sizes[0] < 1:
+        raise UsageError(f"--sizes '{text}' is not a list of positive numbers", "write e.g. --sizes 1000,10000")
+    return sizes
+
+
+def seed(zk_port: int, topics: int) -> int:
+    """``topics`` managed-ledger nodes under /managed-ledgers/bench/ns<k>/persistent; returns bytes written."""
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=f"127.0.0.1:{zk_port}", timeout=30)
+    zk.start(timeout=30)
+    try:
+        folders = (topics + 999) // 1000
+        for k in range(folders):
+            zk.ensure_path(f"/managed-ledgers/bench/ns{k}/persistent")
+        pending = []
+        for i in range(topics):
+            pending.append(zk.create_async(f"/managed-ledgers/bench/ns{i // 1000}/persistent/t{i}", VALUE))
+            if len(pending) >= 2000:
+                for p in pending:
+                    p.get(timeout=60)
+                pending.clear()
+        for p in pending:
+            p.get(timeout=60)
+        return topics * len(VALUE)
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def one(size: int, version: str) -> dict:
+    from pulsar_conformance.fixtures.deploy.local import LocalDeployment
+
+    from . import judge, observe, stores
+
+    deployment = LocalDeployment.launch(["zeta"], pulsar_version=version, name=f"bench-migration-{os.getpid()}",
+                                        metadata="zk", oxia_server=True, heap_mb=1024)
+    try:
+        admin = deployment.clusters["zeta"].admin()
+        began = time.monotonic()
+        seeded_bytes = seed(deployment.service_port("zookeeper"), size)
+        seed_s = time.monotonic() - began
+        source = stores.zookeeper(deployment.service_port("zookeeper"))
+        nodes = sum(1 for n in source.values() if not n.ephemeral)
+        total_bytes = sum(n.size for n in source.values() if not n.ephemeral)
+        progress(f"bench metadata-migration: {size} topics' worth seeded in {seed_s:.1f} s "
+                 f"({nodes} persistent nodes, {total_bytes} bytes)")
+        admin.put_tenant("mm", ["zeta"])
+        observe.call(admin, "PUT", "/admin/v2/namespaces/mm/base")
+        prober = observe.Prober(admin, "mm", "base", interval=0.1).begin()
+        phases = observe.Phases(admin).begin()
+        time.sleep(1.0)
+        started = observe.start(admin, deployment.service_url("oxia"))
+        end = phases.wait_for(observe.DONE, 1800) if started.ok else None
+        time.sleep(1.0)
+        doc = {"phases": phases.end(), "writes": [w.to_json() for w in prober.end()], "start": {"ok": started.ok},
+               "metadata_nodes": nodes, "metadata_bytes": total_bytes}
+        _, said, figures = judge.window(doc)
+        progress(f"bench metadata-migration: {size}: {end}; {said}")
+        return {"topics": size, "nodes": nodes, "bytes": total_bytes, "seeded_bytes": seeded_bytes, "end": end,
+                "window_s": figures.get("window_s"), "copying_s": (figures.get("phase_s") or {}).get("COPYING"),
+                "preparation_s": (figures.get("phase_s") or {}).get("PREPARATION"),
+                "target_broken": deployment.oxia_problem()}
+    finally:
+        deployment.close()
+
+
+def run_bench(args) -> int:
+    sizes = _sizes(args.sizes)
+    results = [one(size, args.pulsar_version) for size in sizes]
+    base = next((r for r in results if r["window_s"]), None)
+    for r in results:
+        r["window_ratio"] = round(r["window_s"] / base["window_s"], 2) if base and r["window_s"] else None
+        r["bytes_per_s"] = round(r["bytes"] / r["copying_s"]) if r.get("copying_s") else None
+    rates = [r["bytes_per_s"] for r in results if r.get("bytes_per_s")]
+    doc = {"pulsar_version": args.pulsar_version, "claim": {"window_s": CLAIM_S, "bytes": CLAIM_BYTES},
+           "results": results,
+           "extrapolated_500mb_copy_s": round(CLAIM_BYTES / max(rates)) if rates else None,
+           "machine": {"cpus": os.cpu_count()}}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metadata-migration.json").write_text(json.dumps(doc, indent=2))
+    _plot(results, out / "metadata-migration.png")
+    emit(args, doc, lambda: _text(doc, out))
+    return 0
+
+
+def _text(doc: dict, out: Path) -> str:
+    lines = [f"PIP-454 read-only window on Pulsar {doc['pulsar_version']} ({doc['machine']['cpus']} cpus)",
+             f"{'topics':>8} {'nodes':>8} {'bytes':>11} {'window s':>9} {'x smallest':>10} {'copy s':>7} {'bytes/s':>10}  end"]
+    for r in doc["results"]:
+        lines.append(f"{r['topics']:>8} {r['nodes']:>8} {r['bytes']:>11} {r['window_s'] or '-':>9} "
+                     f"{r['window_ratio'] or '-':>10} {r['copying_s'] or '-':>7} {r['bytes_per_s'] or '-':>10}  {r['end']}"
+                     + (f"  TARGET BROKEN: {r['target_broken']}" if r.get("target_broken") else ""))
+    lines.append(f"claim: < {CLAIM_S:.0f} s up to 500 MB; at the best copy rate measured, 500 MB takes "
+                 f"{doc['extrapolated_500mb_copy_s']} s to copy")
+    lines.append(f"figures: {out / 'metadata-migration.json'}; plot: {out / 'metadata-migration.png'}")
+    return "\n".join(lines)
+
+
+def _plot(results: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key, label in (("window_s", "read-only window"), ("copying_s", "COPYING phase")):
+        points = [(r["bytes"], r[key]) for r in results if r.get(key)]
+        if points:
+            ax.plot([p[0] / 2**20 for p in points], [p[1] for p in points], marker="o", label=label)
+    ax.axhline(CLAIM_S, linestyle="--", color="grey", label="PIP claim: < 30 s")
+    ax.axvline(CLAIM_BYTES / 2**20, linestyle=":", color="grey", label="500 MB")
+    ax.set_xscale("log")
+    ax.set_xlabel("persistent metadata (MB)")
+    ax.set_ylabel("seconds")
+    ax.set_title("PIP-454 migration: read-only window by metadata size")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,246 @@
+"""The verdicts of a PIP-454 run, as pure functions of its record (``metadata-migration.json``):
+the phases the status endpoint showed, the metadata writes and their answers, the two stores
+compared, the broker's log marks, the retry after FAILED, and Spark's verdict on the traffic.
+
+Each returns ``(ok, evidence)``; ``ok`` None when the run never reached the state the check is
+about (a start refused, no write inside the window): no evidence is never a pass."""
+from __future__ import annotations
+
+READ_ONLY = ("PREPARATION", "COPYING")
+# The PIP's phases in order; FAILED may follow any of them
+ORDER = ("NOT_STARTED", "PREPARATION", "COPYING", "COMPLETED")
+
+
+def _seconds(ns: int, since: int) -> float:
+    return round((ns - since) / 1e9, 3)
+
+
+def phase_path(doc: dict) -> str:
+    return " -> ".join(p["phase"] for p in doc["phases"])
+
+
+def read_only_span(doc: dict) -> tuple[int, int] | None:
+    """From the first status answer in PREPARATION or COPYING to the first answer after them
+    (COMPLETED or FAILED); None when no read-only phase was seen or it never ended."""
+    phases = doc["phases"]
+    first = next((i for i, p in enumerate(phases) if p["phase"] in READ_ONLY), None)
+    if first is None:
+        return None
+    end = next((p for p in phases[first:] if p["phase"] not in READ_ONLY), None)
+    return (phases[first]["ns"], end["ns"]) if end else None
+
+
+def _inside(write: dict, span: tuple[int, int]) -> bool:
+    """Sent after the phase was seen read-only and answered before it was seen over: surely inside."""
+    return span[0] <= write["sent_ns"] and write["answered_ns"] <= span[1]
+
+
+def phases(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R01: the phases seen follow NOT_STARTED, PREPARATION, COPYING, COMPLETED (FAILED from any)."""
+    if not doc["start"]["ok"]:
+        return None, f"the start was refused ({doc['start']['status']}: {str(doc['start']['body'])[:160]}): no phase to judge"
+    seen = [p["phase"] for p in doc["phases"]]
+    if not any(p != "NOT_STARTED" for p in seen):
+        return None, f"the status never left NOT_STARTED ({phase_path(doc)})"
+    bad = []
+    for a, b in zip(seen, seen[1:], strict=False):
+        if b == "FAILED" and a != "FAILED":
+            continue
+        if a not in ORDER or b not in ORDER or ORDER.index(b) < ORDER.index(a):
+            bad.append(f"{a} -> {b}")
+    said = f"phases seen every 50 ms over REST: {phase_path(doc)}"
+    if bad:
+        return False, f"{said}; out of the PIP's order: {', '.join(bad)}"
+    if seen[-1] not in ("COMPLETED", "FAILED"):
+        return False, f"{said}; no end phase within {doc['plan']['timeout_s']:.0f} s"
+    return True, said
+
+
+def writes_refused(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R02: every metadata write made inside PREPARATION/COPYING is refused, and none accepted is lost."""
+    span = read_only_span(doc)
+    if span is None:
+        return None, f"no read-only phase seen to its end ({phase_path(doc)})"
+    inside = [w for w in doc["writes"] if _inside(w, span)]
+    if not inside:
+        return None, f"no metadata write fell wholly inside the read-only phases ({_seconds(span[1], span[0])} s)"
+    accepted = [w for w in inside if w["ok"]]
+    lost = [k for k, there in doc["kept"].items() if not there]
+    by_kind = {}
+    for w in inside:
+        entry = by_kind.setdefault(w["kind"], [0, 0])
+        entry[0 if w["ok"] else 1] += 1
+    said = (f"{len(inside)} writes inside the {_seconds(span[1], span[0])} s read-only span: "
+            + ", ".join(f"{k} {a} accepted / {r} refused" for k, (a, r) in sorted(by_kind.items())))
+    refusal = next((w for w in inside if not w["ok"]), None)
+    if refusal:
+        said += f"; a refusal said {refusal['status']}: {str(refusal['body'])[:140]}"
+    if lost:
+        said += f"; accepted and then lost (not there after the migration): {', '.join(lost[:8])}"
+    return (not accepted and not lost), said
+
+
+def ephemerals(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R03: the participants recreate their ephemeral nodes in the target before the copy."""
+    marks = doc.get("log_marks") or {}
+    if marks.get("copy") is None:
+        return None, "the broker's log shows no persistent copy starting: no copy to be before"
+    here = doc.get("oxia_ephemerals") or []
+    broker = [p for p in here if p.startswith("/loadbalance/brokers/")]
+    bookie = [p for p in here if p.startswith("/ledgers/available/")]
+    before = marks.get("ephemerals") is not None and marks["ephemerals"] < marks["copy"]
+    said = (f"broker log: ephemerals recreated at line {marks.get('ephemerals')}, copy started at line {marks['copy']}; "
+            f"ephemeral records in Oxia after the migration: broker {broker or 'none'}, bookie {bookie or 'none'}")
+    if doc["phases"] and doc["phases"][-1]["phase"] != "COMPLETED":
+        return (False if not before else None), said
+    return before and bool(broker) and bool(bookie), said
+
+
+def participants(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R04: the coordinator waits for every registered participant (the first run, and a retry)."""
+    marks = doc.get("log_marks") or {}
+    before = doc.get("participants_before")
+    said = f"{before} participant(s) registered in ZooKeeper before the start"
+    if marks.get("copy") is None:
+        return None, said + "; no copy started"
+    waited = marks.get("participants_ready") is not None and marks["participants_ready"] < marks["copy"]
+    said += f"; the coordinator logged every participant ready {'before' if waited else 'NOT before'} the copy"
+    retry = doc.get("retry")
+    if retry:
+        phases_retry = [p["phase"] for p in retry.get("phases") or []]
+        rm = retry.get("log_marks") or {}
+        said += (f"; retry after FAILED: {retry['participants_registered']} participant(s) registered, start -> "
+                 f"{retry['start']}, phases {' -> '.join(phases_retry) or 'none'}")
+        copied = rm.get("copy") is not None or any(p in ("COPYING", "COMPLETED") for p in phases_retry)
+        if copied and retry["participants_registered"] == 0:
+            return False, said + " (the brokers still run, but the retry waited for none of them)"
+        if copied and rm.get("participant_failed") is not None and rm["participant_failed"] < (rm.get("copy") or 0):
+            return False, (said + "; the participants failed to prepare (" + "; ".join(
+                x[:160] for x in retry.get("participant_errors") or []) + ") and the coordinator copied anyway"
+                + (", logged the migration complete" if rm.get("completed") is not None else "")
+                + f", while the status stays {phases_retry[-1] if phases_retry else '?'}")
+    return bool(before) and waited, said
+
+
+def versions(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R05: every persistent node is in the target with its value and its version."""
+    c = doc.get("comparison")
+    if not c:
+        return None, f"no COMPLETED migration to compare ({phase_path(doc)})"
+    ex = c["examples"]
+    said = (f"{c['compared']} persistent ZooKeeper nodes against Oxia right after COMPLETED: {c['same']} with the same "
+            f"value and version, {c['version_changed']} same value but another version (e.g. {ex['version_changed'][:2]}), "
+            f"{c['value_differs']} another value, {c['missing']} missing, {c['rewritten_after_cutover']} modified since")
+    if doc.get("target_server"):
+        said += f"; target: {doc['target_server']}"
+    if not c["compared"]:
+        return None, said
+    return c["version_changed"] == 0 and c["value_differs"] == 0, said
+
+
+def data_plane(doc: dict, verdict: dict) -> tuple[bool | None, str]:
+    """PIP454-R06: the traffic through the migration loses nothing (Spark over the capture)."""
+    anomalies = verdict.get("anomalies") or {}
+    said = (f"Spark over the capture: valid={verdict.get('valid')}; lost={anomalies.get('lost', {}).get('count')}, "
+            f"duplicates={anomalies.get('duplicate', {}).get('count')} (allowed)")
+    return verdict.get("valid"), said
+
+
+def rollback(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R07: a failure ends FAILED, and the cluster writes metadata again on the source."""
+    seen = [p["phase"] for p in doc["phases"]]
+    if not doc["start"]["ok"]:
+        return None, f"the start was refused ({doc['start']['status']})"
+    failed_at = next((p["ns"] for p in doc["phases"] if p["phase"] == "FAILED"), None)
+    said = f"fault: {doc['plan']['fault'] or doc['plan'].get('target')}; phases {phase_path(doc)}"
+    fault = doc.get("fault") or {}
+    if fault.get("restart_error"):
+        return False, (said + f"; the broker did not start again ({fault['restart_error']}; its log: "
+                       f"{' | '.join(x.strip()[:160] for x in fault.get('broker_log') or [])}): no FAILED, no writes")
+    if failed_at is None:
+        stuck = seen[-1] if seen else "?"
+        return False, said + f"; no FAILED within {doc['plan']['timeout_s']:.0f} s: the cluster stays {stuck}"
+    after = [w for w in doc["writes"] if w["sent_ns"] > failed_at]
+    accepted = [w for w in after if w["ok"]]
+    lost = [k for k, there in doc["kept"].items() if not there]
+    said += f"; after FAILED {len(accepted)} of {len(after)} writes accepted"
+    if lost:
+        said += f"; accepted and lost: {', '.join(lost[:8])}"
+    if not after:
+        return None, said + " (no write was made after it)"
+    return len(accepted) == len(after) and not lost, said
+
+
+def after_cutover(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R08: after COMPLETED the target alone serves: every kind of metadata write is accepted
+    (a conditional policy update too) and everything accepted is there after a restart on oxia://."""
+    completed = next((p["ns"] for p in doc["phases"] if p["phase"] == "COMPLETED"), None)
+    if completed is None:
+        return None, f"no COMPLETED ({phase_path(doc)})"
+    after = [w for w in doc["writes"] if w["sent_ns"] > completed]
+    kinds = {}
+    for w in after:
+        kinds.setdefault(w["kind"], []).append(w)
+    refused_kinds = {k: ws for k, ws in kinds.items() if not any(w["ok"] for w in ws)}
+    cas = doc.get("cas_after") or {}
+    restarted = doc.get("restarted_on_oxia") or {}
+    missing = [k for k, there in (restarted.get("kept") or {}).items() if not there]
+    said = ("writes after COMPLETED: " + ", ".join(f"{k} {sum(w['ok'] for w in ws)}/{len(ws)} accepted"
+                                                   for k, ws in sorted(kinds.items()))
+            + f"; conditional policy update -> {cas.get('update')}, read back {cas.get('read_back')}")
+    for kind, ws in refused_kinds.items():
+        said += f"; every {kind} write refused: {ws[-1]['status']} {str(ws[-1]['body'])[:120]}"
+    if restarted.get("restart_error"):
+        said += (f"; restarted on {restarted.get('metadata_url')}, the broker did not become healthy "
+                 f"({restarted['restart_error']['error']}; its log: "
+                 f"{' | '.join(x[:200] for x in restarted['restart_error']['broker_log'][-2:])})")
+    if restarted:
+        said += (f"; restarted on {restarted.get('metadata_url')} (stop to healthy {restarted.get('healthy_after_s')} s): "
+                 f"{len(missing)} accepted write(s) missing"
+                 f"{' (' + ', '.join(missing[:6]) + ')' if missing else ''}, new namespace -> {restarted.get('namespace_created')}")
+    if not after:
+        return None, said
+    ok = (not refused_kinds and cas.get("update") == 200 and not missing and not restarted.get("restart_error")
+          and restarted.get("namespace_created") in (200, 204))
+    return ok, said
+
+
+def rest(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R09: the migration is started and watched over REST (phase and target in the status)."""
+    start = doc["start"]
+    targets = {p.get("target") for p in doc["phases"] if p["phase"] != "NOT_STARTED"}
+    said = f"POST start -> {start['status']}; status showed phases {phase_path(doc)} with target(s) {sorted(t or '' for t in targets)}"
+    if not start["ok"]:
+        return False, said + f"; refused: {str(start['body'])[:160]}"
+    return bool(targets) and None not in targets, said
+
+
+def window(doc: dict) -> tuple[bool | None, str, dict]:
+    """PIP454-R10 (SHOULD): the read-only window (PREPARATION seen to COMPLETED seen) under 30 s;
+    also the span in which writes were refused, by kind."""
+    span = read_only_span(doc)
+    figures = {"metadata_nodes": doc.get("metadata_nodes"), "metadata_bytes": doc.get("metadata_bytes")}
+    if span is None:
+        return None, f"no read-only window seen to its end ({phase_path(doc)})", figures
+    figures["window_s"] = _seconds(span[1], span[0])
+    refused = [w for w in doc["writes"] if not w["ok"]]
+    if refused:
+        first = refused[0]
+        back = next((w for w in doc["writes"] if w["ok"] and w["sent_ns"] > refused[-1]["sent_ns"]), None)
+        figures["refused_from_s"] = _seconds(first["sent_ns"], span[0])
+        figures["refused_span_s"] = _seconds(back["answered_ns"], first["sent_ns"]) if back else None
+    figures["phase_s"] = {a["phase"]: _seconds(b["ns"], a["ns"]) for a, b in zip(doc["phases"], doc["phases"][1:], strict=False)}
+    said = (f"read-only window {figures['window_s']} s for {figures['metadata_nodes']} persistent nodes "
+            f"({figures['metadata_bytes']} bytes); phases {figures['phase_s']}")
+    if doc["phases"][-1]["phase"] != "COMPLETED":
+        return None, said + "; the migration did not complete", figures
+    return figures["window_s"] < 30.0, said, figures
+
+
+def other_target(doc: dict) -> tuple[bool | None, str]:
+    """PIP454-R11 (SHOULD): a target other than Oxia is accepted (any source to any target)."""
+    start = doc["start"]
+    said = f"start with target {doc['plan'].get('target')} -> {start['status']}: {str(start['body'])[:200]}"
+    if start["status"] is None:
+        return None, said
+    return start["ok"], said

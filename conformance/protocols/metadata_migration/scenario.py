@@ -1,0 +1,267 @@
+"""One PIP-454 run on a Pulsar 5.x standalone on ZooKeeper with an Oxia server beside it.
+
+Metadata is seeded (``nodes`` namespaces, each with a topic), traffic runs on a topic through the
+whole run (captured, Spark-checked), metadata writes probe the cluster every 50 ms, the phase is
+polled every 50 ms, and the migration is started over REST. Then, by ``fault``:
+  - none: the migration runs to its end; both stores are read and compared, a conditional write
+    is made on the cutover store, and the broker is restarted on ``oxia://`` (what an operator
+    does after COMPLETED) to see every accepted write and the traffic's topic there;
+  - oxia: the Oxia server is killed as soon as the phase leaves NOT_STARTED; the run waits for
+    FAILED, checks writes are back on ZooKeeper, restarts Oxia and starts the migration again
+    (how many participants are waited for the second time);
+  - coordinator: the broker (coordinator and participant) is killed as soon as PREPARATION shows,
+    then started again; the phase and writes are watched after.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pulsar_conformance.fixtures.capture import Capture
+
+from ...harness import evidence, timeline
+from ...harness.traffic import Sub, TopicLoad, Traffic
+from . import observe, stores
+
+TENANT = "mm"
+BASE = "base"
+DATA_TOPIC = f"persistent://{TENANT}/{BASE}/data"
+PARTICIPANTS = "/pulsar/migration-coordinator/participants"
+# the participant's and coordinator's own log lines, in the order the PIP requires them
+LOG_MARKS = {"ephemerals": "Found local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
+             "copy": "Starting persistent data copy", "copied": "All data copied",
+             "completed": "=== Metadata Migration Complete ===", "failed": "=== Metadata Migration Failed ==="}
+
+
+@dataclass(frozen=True)
+class Plan:
+    fault: str = "none"  # none | oxia | coordinator
+    nodes: int = 50  # namespaces seeded before the migration, each with one topic
+    rate: float = 40.0  # messages per second on the data topic (0: no traffic, no capture to check)
+    target: str | None = None  # a migration target other than the deployment's Oxia (bad-input scenarios)
+    # 5.0.0-M1's coordinator gives up waiting for participants after 60 s, checked after backoff
+    # sleeps of up to 60 s: a target killed in PREPARATION ends FAILED after ~117 s (measured)
+    timeout_s: float = 180.0
+
+
+@dataclass
+class Outcome:
+    name: str
+    plan: Plan
+    run_dir: Path
+    start: dict  # the start call's answer
+    phases: list[dict]
+    writes: list[dict]
+    participants_before: int | None
+    kept: dict[str, bool] = field(default_factory=dict)  # accepted write -> present after the run
+    comparison: dict | None = None
+    oxia_ephemerals: list[str] = field(default_factory=list)
+    cas_after: dict | None = None
+    restarted_on_oxia: dict | None = None
+    retry: dict | None = None
+    fault: dict = field(default_factory=dict)  # what the fault did: phase when injected, a restart's error
+    log_marks: dict[str, int | None] = field(default_factory=dict)  # line number of each LOG_MARKS entry
+    verdict: dict = field(default_factory=dict)
+    markers: list = field(default_factory=list)
+    metadata_nodes: int | None = None
+    metadata_bytes: int | None = None
+    target_server: str | None = None
+    target_broken: str | None = None  # the target server failed by itself: the run judges nothing
+
+    def phase_names(self) -> list[str]:
+        return [p["phase"] for p in self.phases]
+
+    def to_json(self) -> dict:
+        doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}
+        doc["run_dir"] = str(self.run_dir)
+        return doc
+
+
+def _participants(port: int) -> int | None:
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=10)
+    try:
+        zk.start(timeout=10)
+        return len(zk.get_children(PARTICIPANTS)) if zk.exists(PARTICIPANTS) else 0
+    except Exception:  # noqa: BLE001 - unknown, said as None
+        return None
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def seed(admin, cluster: str, nodes: int, line: timeline.Timeline) -> None:
+    admin.put_tenant(TENANT, [cluster])
+    observe.call(admin, "PUT", f"/admin/v2/namespaces/{TENANT}/{BASE}")
+    began = time.monotonic()
+    for i in range(nodes):
+        observe.call(admin, "PUT", f"/admin/v2/namespaces/{TENANT}/seed{i}")
+        observe.call(admin, "PUT", f"/admin/v2/persistent/{TENANT}/seed{i}/t")
+    line.say(f"seeded {nodes} namespaces with a topic each in {time.monotonic() - began:.1f} s")
+
+
+def _log_marks(log: str) -> dict[str, int | None]:
+    return {key: _log_marks_of(log, needle) for key, needle in LOG_MARKS.items()}
+
+
+def run(deployment, run_dir: Path, name: str, plan: Plan) -> Outcome:
+    cluster_name = next(iter(deployment.clusters))
+    cluster = deployment.clusters[cluster_name]
+    admin = cluster.admin()
+    zk_port = deployment.service_port("zookeeper")
+    oxia_url = deployment.service_url("oxia")
+    line = timeline.Timeline(name)
+    seed(admin, cluster_name, plan.nodes, line)
+    log_from = len(deployment.broker_log(cluster_name).splitlines())
+    before = _participants(zk_port)
+    prober = observe.Prober(admin, TENANT, BASE)
+    phases = observe.Phases(admin)
+    loads = [TopicLoad(DATA_TOPIC, (Sub("s", "Shared"),), rate=plan.rate)] if plan.rate else []
+    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"], scenario={"name": name, **asdict(plan)}) as capture:
+        traffic = Traffic(capture, cluster, loads)
+        try:
+            traffic.start()
+            phases.begin()
+            prober.begin()
+            time.sleep(1.5)
+            started = observe.start(admin, plan.target or oxia_url)
+            line.mark(f"migration start -> {started.status}")
+            fault = {}
+            if started.ok:
+                fault = _fault(deployment, cluster_name, plan, phases, line)
+                end = None if fault.get("restart_error") else phases.wait_for(observe.DONE, plan.timeout_s)
+                line.mark(f"phase {end or phases.current()} ({' -> '.join(p['phase'] for p in phases.seen)})")
+            time.sleep(3.0)  # writes after the end: accepted again?
+            prober.end()
+            line.mark("metadata writes stop; producers stop")
+            traffic.stop(drain_seconds=20)
+        finally:
+            prober.end()
+            phases.end()
+            traffic.close()
+    line.hung(traffic.hung)
+    out = Outcome(name, plan, run_dir, started.__dict__ | {"ok": started.ok}, phases.seen,
+                  [w.to_json() for w in prober.writes], before, fault=fault)
+    out.log_marks = _log_marks("\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:]))
+    out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
+    if phases.current() == "COMPLETED":
+        _after_cutover(deployment, cluster_name, out, prober, line)
+    elif plan.fault == "oxia" and phases.current() == "FAILED":
+        out.retry = _retry(deployment, cluster_name, zk_port, oxia_url, line)
+    out.target_broken = deployment.oxia_problem()
+    if out.target_broken:
+        line.say(out.target_broken)
+    columns = evidence.read_capture(run_dir)
+    out.verdict = timeline.spark_verdict(run_dir, columns, line)
+    out.markers = line.markers
+    timeline.save(run_dir, "metadata-migration", out.to_json(), line.markers, out.verdict)
+    return out
+
+
+def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, line: timeline.Timeline) -> dict:
+    if plan.fault == "oxia":  # during the copy: the participants have acknowledged by then
+        seen = phases.wait_for(("COPYING",) + observe.DONE, 60)
+        deployment.kill_service("oxia")
+        line.mark(f"Oxia killed (phase {seen})")
+        return {"injected_in": seen}
+    if plan.fault == "coordinator":
+        seen = phases.wait_for(observe.READ_ONLY + observe.DONE, 30)
+        deployment.kill(cluster_name)
+        line.mark(f"broker (coordinator) killed (phase {seen})")
+        try:
+            deployment.start(cluster_name, ready_timeout=120)
+        except (RuntimeError, TimeoutError) as error:
+            line.mark("the broker did not start again")
+            return {"injected_in": seen, "restart_error": f"{type(error).__name__}: {str(error).splitlines()[0]}",
+                    "broker_log": _errors(deployment.broker_log(cluster_name))}
+        line.mark("broker started again")
+        return {"injected_in": seen}
+    return {}
+
+
+def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.Prober, line) -> None:
+    oxia_port = deployment.service_port("oxia")
+    source = stores.zookeeper(deployment.service_port("zookeeper"))
+    target = stores.oxia(deployment.oxia_dump_tool(), oxia_port)
+    out.metadata_nodes = sum(1 for n in source.values() if not n.ephemeral)
+    out.metadata_bytes = sum(n.size for n in source.values() if not n.ephemeral)
+    out.target_server = deployment.oxia_server_version()
+    out.comparison = stores.compare(source, target).to_json()
+    out.oxia_ephemerals = stores.ephemerals(target)
+    line.say(f"compared {out.comparison['compared']} persistent paths: {out.comparison['same']} the same, "
+             f"{out.comparison['missing']} missing in Oxia, {out.comparison['version_changed']} with another version")
+    admin = deployment.clusters[cluster_name].admin()
+    cas = observe.call(admin, "POST", f"/admin/v2/namespaces/{TENANT}/seed0/retention",
+                       json={"retentionTimeInMinutes": 77, "retentionSizeInMB": 77})
+    read = observe.call(admin, "GET", f"/admin/v2/namespaces/{TENANT}/seed0/retention")
+    out.cas_after = {"update": cas.status, "update_body": cas.body if not cas.ok else None,
+                     "read_back": read.body if read.ok else read.status}
+    restart_error = None
+    began = time.monotonic()
+    try:
+        deployment.restart(cluster_name, metadata_url=deployment.service_url("oxia"), ready_timeout=90)
+        line.mark("broker restarted on oxia://")
+    except (RuntimeError, TimeoutError) as error:  # evidence: what the restarted broker says
+        restart_error = {"error": f"{type(error).__name__}: {str(error).splitlines()[0]}",
+                         "broker_log": _errors(deployment.broker_log(cluster_name))}
+        line.mark("broker on oxia:// not healthy")
+    admin = deployment.clusters[cluster_name].admin()
+    kept = observe.kept(admin, TENANT, BASE, prober.writes)
+    topic = observe.call(admin, "GET", f"/admin/v2/persistent/{TENANT}/{BASE}/data/stats")
+    created = observe.call(admin, "PUT", f"/admin/v2/namespaces/{TENANT}/after-restart")
+    out.restarted_on_oxia = {"metadata_url": deployment.metadata_url(cluster_name), "kept": kept,
+                             "restart_error": restart_error, "healthy_after_s": round(time.monotonic() - began, 1),
+                             "data_topic_stats": topic.status, "namespace_created": created.status,
+                             "retention_seed0": observe.call(admin, "GET", f"/admin/v2/namespaces/{TENANT}/seed0/retention").body}
+
+
+def _errors(log: str, limit: int = 4) -> list[str]:
+    """The last distinct ERROR and Caused-by lines of a broker log (evidence, not the whole log)."""
+    found: list[str] = []
+    for text in reversed(log.splitlines()):
+        if (" ERROR " in text or text.startswith("Caused by")) and text[24:200] not in [f[24:200] for f in found]:
+            found.append(text.strip()[:300])
+        if len(found) >= limit:
+            break
+    return found[::-1]
+
+
+def _retry(deployment, cluster_name: str, zk_port: int, oxia_url: str, line) -> dict:
+    """After FAILED: Oxia back, the migration started again. The PIP's coordinator waits for every
+    participant; 5.0.0-M1's participants registered once, when their store was created."""
+    deployment.start_service("oxia")
+    line.mark("Oxia started again")
+    admin = deployment.clusters[cluster_name].admin()
+    waiting = _participants(zk_port)
+    log_from = len(deployment.broker_log(cluster_name).splitlines())
+    phases = observe.Phases(admin).begin()
+    try:
+        answer = observe.start(admin, oxia_url)
+        end = None
+        if answer.ok and phases.wait_for(("NOT_STARTED",) + observe.READ_ONLY + ("COMPLETED",), 15):
+            end = phases.wait_for(observe.DONE, 60)
+    finally:
+        seen = phases.end()
+    log = "\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:])
+    marks = _log_marks(log) | {"participant_failed": _log_marks_of(log, "Failed during migration preparation")}
+    line.mark(f"retry: start -> {answer.status}, phases {' -> '.join(p['phase'] for p in seen)}")
+    return {"participants_registered": waiting, "start": answer.status, "start_body": answer.body if not answer.ok else None,
+            "phases": seen, "end": end, "log_marks": marks,
+            "participant_errors": [x for x in _errors(log, 6) if "participants" in x or "preparation" in x]}
+
+
+def _log_marks_of(log: str, needle: str) -> int | None:
+    return next((i for i, text in enumerate(log.splitlines()) if needle in text), None)
+
+
+def load(run_dir: Path) -> dict:
+    return json.loads((run_dir / "metadata-migration.json").read_text())
+
+
+def spans(phases: list[dict]) -> dict[str, float]:
+    """Seconds each phase was seen for (the last one: not counted)."""
+    return {a["phase"]: round((b["ns"] - a["ns"]) / 1e9, 3) for a, b in zip(phases, phases[1:], strict=False)}
+

@@ -1,0 +1,179 @@
+"""The PIP-454 verdicts on made-up records: each one seen passing on a run that does what the PIP
+says and failing on one that does not (the live runs show what 5.0.0-M1 does)."""
+from __future__ import annotations
+
+import copy
+
+from pulsar_conformance.conformance.protocols.metadata_migration import judge, stores
+
+S = 1_000_000_000
+
+
+def _write(kind, at, ok, target=None, status=None):
+    return {"kind": kind, "target": target or f"{kind}{at}", "sent_ns": int(at * S), "answered_ns": int((at + 0.02) * S),
+            "status": status or (200 if ok else 500), "body": "" if ok else "Write operations not allowed during migrations",
+            "ok": ok}
+
+
+def conforming() -> dict:
+    """A migration as the PIP tells it: writes refused from PREPARATION to COMPLETED, then accepted."""
+    phases = [("NOT_STARTED", 0), ("PREPARATION", 1.0), ("COPYING", 1.5), ("COMPLETED", 3.0)]
+    writes = [_write(k, t, not (1.0 <= t < 3.0)) for t, k in
+              ((0.5, "namespace"), (1.2, "namespace"), (1.6, "policy"), (2.0, "topic"), (3.2, "namespace"),
+               (3.3, "policy"), (3.4, "topic"))]
+    return {
+        "plan": {"fault": "none", "target": None, "timeout_s": 120.0},
+        "start": {"status": 200, "body": None, "ok": True},
+        "phases": [{"ns": int(t * S), "phase": p, "target": None if p == "NOT_STARTED" else "oxia://x/default"}
+                   for p, t in phases],
+        "writes": writes,
+        "kept": {w["target"]: True for w in writes if w["ok"]},
+        "participants_before": 2,
+        "log_marks": {"ephemerals": 10, "participants_ready": 20, "copy": 21, "copied": 40, "completed": 41},
+        "oxia_ephemerals": ["/loadbalance/brokers/127.0.0.1:8080", "/ledgers/available/bk-0"],
+        "comparison": {"compared": 100, "same": 95, "missing": 0, "version_changed": 0, "value_differs": 0,
+                       "rewritten_after_cutover": 5, "examples": {"version_changed": []}},
+        "cas_after": {"update": 200, "read_back": {"retentionTimeInMinutes": 77}},
+        "restarted_on_oxia": {"metadata_url": "oxia://x/default", "kept": {"namespace3.2": True}, "namespace_created": 204},
+        "metadata_nodes": 100, "metadata_bytes": 5000, "retry": None, "fault": {},
+    }
+
+
+def _both(fn, broken):
+    good = conforming()
+    ok, said = fn(good)
+    assert ok is True, said
+    bad = copy.deepcopy(good)
+    broken(bad)
+    ok, said = fn(bad)
+    assert ok is False, said
+    return said
+
+
+def test_phases_out_of_order_fail():
+    _both(judge.phases, lambda d: d["phases"].insert(3, {"ns": int(2.5 * S), "phase": "PREPARATION", "target": "x"}))
+
+
+def test_a_write_accepted_while_copying_fails():
+    said = _both(judge.writes_refused, lambda d: d["writes"].__setitem__(2, _write("policy", 1.6, True)))
+    assert "policy 1 accepted / 0 refused" in said
+
+
+def test_an_accepted_write_lost_fails_even_if_refusals_were_right():
+    said = _both(judge.writes_refused, lambda d: d["kept"].__setitem__("namespace0.5", False))
+    assert "lost" in said
+
+
+def test_no_write_inside_the_window_is_unknown():
+    doc = conforming()
+    doc["writes"] = [w for w in doc["writes"] if not (1.0 <= w["sent_ns"] / S < 3.0)]
+    assert judge.writes_refused(doc)[0] is None
+
+
+def test_ephemerals_after_the_copy_fail():
+    _both(judge.ephemerals, lambda d: d["log_marks"].__setitem__("ephemerals", 30))
+
+
+def test_retry_waiting_for_no_participant_fails():
+    def broken(d):
+        d["retry"] = {"participants_registered": 0, "start": 200, "phases": [{"ns": 1, "phase": "COPYING"}]}
+    said = _both(judge.participants, broken)
+    assert "waited for none" in said
+
+
+def test_versions_not_kept_fail():
+    def broken(d):
+        d["comparison"]["version_changed"] = 3
+        d["comparison"]["examples"]["version_changed"] = [{"path": "/admin", "zookeeper": 0, "oxia": [76, 0]}]
+    _both(judge.versions, broken)
+
+
+def test_data_plane_follows_spark():
+    doc = conforming()
+    assert judge.data_plane(doc, {"valid": True, "anomalies": {}})[0] is True
+    assert judge.data_plane(doc, {"valid": False, "anomalies": {"lost": {"count": 3}}})[0] is False
+
+
+def test_rollback_needs_failed_and_writes_back():
+    doc = conforming()
+    doc["plan"]["fault"] = "oxia"
+    doc["phases"][-1]["phase"] = "FAILED"
+    assert judge.rollback(doc)[0] is True
+    stuck = copy.deepcopy(doc)
+    stuck["phases"].pop()
+    assert judge.rollback(stuck)[0] is False
+    read_only_after = copy.deepcopy(doc)
+    read_only_after["writes"][-1] = _write("topic", 3.4, False)
+    assert judge.rollback(read_only_after)[0] is False
+    dead = copy.deepcopy(doc)
+    dead["fault"] = {"restart_error": "RuntimeError: cluster zeta exited while starting"}
+    assert judge.rollback(dead)[0] is False
+
+
+def test_a_kind_of_write_refused_after_the_cutover_fails():
+    said = _both(judge.after_cutover, lambda d: d["writes"].__setitem__(6, _write("topic", 3.4, False)))
+    assert "every topic write refused" in said
+
+
+def test_lost_on_restart_fails():
+    _both(judge.after_cutover, lambda d: d["restarted_on_oxia"]["kept"].__setitem__("namespace3.2", False))
+
+
+def test_rest_start_refused_fails():
+    _both(judge.rest, lambda d: d["start"].update(status=404, ok=False, body="Not Found"))
+
+
+def test_window_over_thirty_seconds_fails():
+    ok, said, figures = judge.window(conforming())
+    assert ok is True and figures["window_s"] == 2.0
+    doc = conforming()
+    doc["phases"][-1]["ns"] = int(40 * S)
+    assert judge.window(doc)[0] is False
+
+
+def test_other_target_refused_fails():
+    doc = conforming()
+    doc["plan"]["target"] = "zk:127.0.0.1:2181/migrated"
+    assert judge.other_target(doc)[0] is True
+    doc["start"] = {"status": 400, "body": "only oxia:// targets", "ok": False}
+    assert judge.other_target(doc)[0] is False
+
+
+def test_comparison_tells_lost_rewritten_and_renumbered_nodes_apart():
+    zk = {"/a": stores.Node("d1", 0, 0, False), "/b": stores.Node("d2", 3, 3, False), "/c": stores.Node("d3", 1, 1, False),
+          "/d": stores.Node("d4", 2, 2, False), "/e": stores.Node("d5", 0, 0, True)}
+    oxia = {"/a": stores.Node("d1", 0, 0, False), "/b": stores.Node("d2", 77, 0, False),
+            "/c": stores.Node("dX", 9, 4, False)}
+    c = stores.compare(zk, oxia)
+    assert (c.compared, c.same, c.missing, c.rewritten) == (4, 1, ["/d"], ["/c"])
+    assert c.version_changed == [{"path": "/b", "zookeeper": 3, "oxia": [77, 0]}]
+
+
+def test_unhealthy_after_the_restart_on_oxia_fails():
+    said = _both(judge.after_cutover, lambda d: d["restarted_on_oxia"].update(restart_error={
+        "error": "TimeoutError: cluster(s) zeta not ready after 90 s",
+        "broker_log": ["ERROR ManagedLedgerImpl - Error creating ledger", "Caused by: Bad ledger metadata version"]}))
+    assert "did not become healthy" in said
+
+
+def test_retry_copying_after_its_participants_failed_fails():
+    def broken(d):
+        d["retry"] = {"participants_registered": 2, "start": 200, "phases": [{"ns": 1, "phase": "PREPARATION"}],
+                      "log_marks": {"participant_failed": 3, "copy": 9, "completed": 12},
+                      "participant_errors": ["ERROR DualMetadataStore - Failed during migration preparation"]}
+    said = _both(judge.participants, broken)
+    assert "copied anyway" in said
+
+
+def test_trace_validation_tells_a_spec_behaviour_from_one_that_is_not():
+    from pulsar_conformance.conformance.protocols.metadata_migration import trace
+
+    doc = conforming()
+    assert trace.evidence(doc)[0] is True
+    doc["plan"]["fault"] = "oxia"
+    doc["fault"] = {"injected_in": "PREPARATION"}
+    # Oxia gone before the copy began, then COMPLETED: the spec cannot copy to a lost target
+    ok, said = trace.evidence(doc)
+    assert ok is False and "NOT a behaviour" in said, said
+    doc["phases"][-1]["phase"] = "FAILED"
+    assert trace.evidence(doc)[0] is True
