@@ -237,10 +237,16 @@ def window(doc: dict) -> tuple[bool | None, str, dict]:
     return figures["window_s"] < 30.0, said, figures
 
 
-def other_target(doc: dict) -> tuple[bool | None, str]:
-    """PIP454-R11 (SHOULD): a target other than Oxia is accepted (any source to any target)."""
+def other_target(doc: dict, other_source: dict | None = None) -> tuple[bool | None, str]:
+    """PIP454-R11 (SHOULD): a target other than Oxia is accepted, and a source other than ZooKeeper
+    (``other_source``: the start's answer on a standalone on RocksDB)."""
     start = doc["start"]
     said = f"start with target {doc['plan'].get('target')} -> {start['status']}: {str(start['body'])[:200]}"
-    if start["status"] is None:
+    answers = [start]
+    if other_source is not None:
+        answers.append(other_source)
+        said += (f"; on a RocksDB standalone, start to Oxia -> {other_source['status']}: "
+                 f"{str(other_source['body'])[:200]}")
+    if any(a["status"] is None for a in answers):
         return None, said
-    return start["ok"], said
+    return all(a["ok"] for a in answers), said

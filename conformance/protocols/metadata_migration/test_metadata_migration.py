@@ -16,7 +16,7 @@ import pytest
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
 from ...harness.recorder import Recorder
-from . import judge, scenario, trace
+from . import judge, observe, scenario, trace
 from .checks import CHECKS
 
 pytestmark = [pytest.mark.metadata_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -126,12 +126,15 @@ def test_coordinator_killed_during_preparation(migrating, certify_run, request):
     rec.finish()
 
 
-def test_a_target_other_than_oxia(migrating, certify_run, request):
-    """The PIP's framework migrates any source to any target: a ZooKeeper target (another chroot)."""
+def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_run, request):
+    """The PIP's framework migrates any source to any target: a ZooKeeper target (another chroot),
+    and a source other than ZooKeeper (a standalone on its RocksDB store, to the same Oxia)."""
     deployment, _ = migrating
     target = f"{deployment.service_url('zookeeper')}/migrated" if deployment else None
     doc, out, rec = _run(migrating, certify_run, request, "other-target", ["other-target"],
                          scenario.Plan(nodes=5, rate=0, target=target, timeout_s=60))
-    ok, said = judge.other_target(doc)
+    rocksdb = pulsar_deployment_factory(["rho"], name=f"metadata-migration-rocksdb-{os.getpid()}", pulsar_version=_release())
+    other_source = observe.start(rocksdb.clusters["rho"].admin(), deployment.service_url("oxia"))
+    ok, said = judge.other_target(doc, other_source.__dict__ | {"ok": other_source.ok})
     rec("metadata-migration/other-target/other-target", ok, said)
     rec.finish()

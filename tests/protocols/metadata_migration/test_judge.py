@@ -135,6 +135,8 @@ def test_other_target_refused_fails():
     doc = conforming()
     doc["plan"]["target"] = "zk:127.0.0.1:2181/migrated"
     assert judge.other_target(doc)[0] is True
+    assert judge.other_target(doc, {"status": 200, "body": None, "ok": True})[0] is True
+    assert judge.other_target(doc, {"status": 400, "body": "not on ZooKeeper", "ok": False})[0] is False
     doc["start"] = {"status": 400, "body": "only oxia:// targets", "ok": False}
     assert judge.other_target(doc)[0] is False
 
