@@ -156,7 +156,8 @@ def rollback(doc: dict) -> tuple[bool | None, str]:
     fault = doc.get("fault") or {}
     if fault.get("restart_error"):
         return False, (said + f"; the broker did not start again ({fault['restart_error']}; its log: "
-                       f"{' | '.join(x.strip()[:160] for x in fault.get('broker_log') or [])}): no FAILED, no writes")
+                       f"{' | '.join(x.strip()[:160] for x in fault.get('broker_log') or [])}): no FAILED, no writes; "
+                       f"the flag in ZooKeeper: {fault.get('flag_in_zookeeper')}")
     if failed_at is None:
         stuck = seen[-1] if seen else "?"
         return False, said + f"; no FAILED within {doc['plan']['timeout_s']:.0f} s: the cluster stays {stuck}"

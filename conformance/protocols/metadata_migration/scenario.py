@@ -28,7 +28,8 @@ from . import observe, stores
 TENANT = "mm"
 BASE = "base"
 DATA_TOPIC = f"persistent://{TENANT}/{BASE}/data"
-PARTICIPANTS = "/pulsar/migration-coordinator/participants"
+COORDINATOR = "/pulsar/migration-coordinator"
+PARTICIPANTS = f"{COORDINATOR}/participants"
 # the participant's and coordinator's own log lines, in the order the PIP requires them
 LOG_MARKS = {"ephemerals": "Found local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
              "copy": "Starting persistent data copy", "copied": "All data copied",
@@ -77,6 +78,22 @@ class Outcome:
         doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}
         doc["run_dir"] = str(self.run_dir)
         return doc
+
+
+def _flag(port: int) -> str | None:
+    """The migration flag as ZooKeeper holds it (what a broker reads when it starts)."""
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=10)
+    try:
+        zk.start(timeout=10)
+        value, _ = zk.get(COORDINATOR)
+        return (value or b"").decode(errors="replace")[:300]
+    except Exception as error:  # noqa: BLE001 - said as the evidence
+        return f"unreadable: {type(error).__name__}"
+    finally:
+        zk.stop()
+        zk.close()
 
 
 def _participants(port: int) -> int | None:
@@ -175,8 +192,10 @@ def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, li
             deployment.start(cluster_name, ready_timeout=120)
         except (RuntimeError, TimeoutError) as error:
             line.mark("the broker did not start again")
+            time.sleep(5.0)  # anyone left to set FAILED has had time to
             return {"injected_in": seen, "restart_error": f"{type(error).__name__}: {str(error).splitlines()[0]}",
-                    "broker_log": _errors(deployment.broker_log(cluster_name))}
+                    "broker_log": _errors(deployment.broker_log(cluster_name)),
+                    "flag_in_zookeeper": _flag(deployment.service_port("zookeeper"))}
         line.mark("broker started again")
         return {"injected_in": seen}
     return {}
