@@ -19,13 +19,15 @@ from pulsar_conformance.output import emit, progress
 
 CLAIM_S = 30.0
 CLAIM_BYTES = 500 * 2**20
-VALUE = b"x" * 200  # about a managed ledger's info (ledgers list, properties)
+VALUE_BYTES = 200  # about a managed ledger's info (ledgers list, properties)
 
 
 def register(commands) -> None:
     p = commands.add("metadata-migration", run_bench,
                      "PIP-454: read-only window and copy time against the metadata size (a plot)", bench=True)
     p.add_argument("--sizes", default="1000,10000,100000", help="topics' worth of metadata, comma-separated")
+    p.add_argument("--value-bytes", type=int, default=VALUE_BYTES,
+                   help=f"bytes per seeded node (default {VALUE_BYTES}; larger values approach the PIP's 500 MB sooner)")
     p.add_argument("--pulsar-version", default="5.0.0-M1", help="a Pulsar 5.x release (default 5.0.0-M1)")
     p.add_argument("--out", default="bench-metadata-migration", help="folder for the JSON figures and the plot")
 
@@ -40,10 +42,11 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def seed(zk_port: int, topics: int) -> int:
+def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
     """``topics`` managed-ledger nodes under /managed-ledgers/bench/ns<k>/persistent; returns bytes written."""
     from kazoo.client import KazooClient
 
+    value = b"x" * value_bytes
     zk = KazooClient(hosts=f"127.0.0.1:{zk_port}", timeout=30)
     zk.start(timeout=30)
     try:
@@ -52,20 +55,20 @@ def seed(zk_port: int, topics: int) -> int:
             zk.ensure_path(f"/managed-ledgers/bench/ns{k}/persistent")
         pending = []
         for i in range(topics):
-            pending.append(zk.create_async(f"/managed-ledgers/bench/ns{i // 1000}/persistent/t{i}", VALUE))
+            pending.append(zk.create_async(f"/managed-ledgers/bench/ns{i // 1000}/persistent/t{i}", value))
             if len(pending) >= 2000:
                 for p in pending:
                     p.get(timeout=60)
                 pending.clear()
         for p in pending:
             p.get(timeout=60)
-        return topics * len(VALUE)
+        return topics * value_bytes
     finally:
         zk.stop()
         zk.close()
 
 
-def one(size: int, version: str) -> dict:
+def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
     from pulsar_conformance.fixtures.deploy.local import LocalDeployment
 
     from . import judge, observe, stores
@@ -75,7 +78,7 @@ def one(size: int, version: str) -> dict:
     try:
         admin = deployment.clusters["zeta"].admin()
         began = time.monotonic()
-        seeded_bytes = seed(deployment.service_port("zookeeper"), size)
+        seeded_bytes = seed(deployment.service_port("zookeeper"), size, value_bytes)
         seed_s = time.monotonic() - began
         source = stores.zookeeper(deployment.service_port("zookeeper"))
         nodes = sum(1 for n in source.values() if not n.ephemeral)
@@ -104,13 +107,16 @@ def one(size: int, version: str) -> dict:
 
 def run_bench(args) -> int:
     sizes = _sizes(args.sizes)
-    results = [one(size, args.pulsar_version) for size in sizes]
+    if not 1 <= args.value_bytes <= 512 * 1024:
+        raise UsageError(f"--value-bytes {args.value_bytes} is out of range",
+                         "give 1 to 524288 (ZooKeeper refuses nodes near its 1 MB jute.maxbuffer)")
+    results = [one(size, args.pulsar_version, args.value_bytes) for size in sizes]
     base = next((r for r in results if r["window_s"]), None)
     for r in results:
         r["window_ratio"] = round(r["window_s"] / base["window_s"], 2) if base and r["window_s"] else None
         r["bytes_per_s"] = round(r["bytes"] / r["copying_s"]) if r.get("copying_s") else None
     rates = [r["bytes_per_s"] for r in results if r.get("bytes_per_s")]
-    doc = {"pulsar_version": args.pulsar_version, "claim": {"window_s": CLAIM_S, "bytes": CLAIM_BYTES},
+    doc = {"pulsar_version": args.pulsar_version, "value_bytes": args.value_bytes, "claim": {"window_s": CLAIM_S, "bytes": CLAIM_BYTES},
            "results": results,
            "extrapolated_500mb_copy_s": round(CLAIM_BYTES / max(rates)) if rates else None,
            "machine": {"cpus": os.cpu_count()}}

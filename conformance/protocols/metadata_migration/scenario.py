@@ -261,7 +261,8 @@ def _retry(deployment, cluster_name: str, zk_port: int, oxia_url: str, line) -> 
         answer = observe.start(admin, oxia_url)
         end = None
         if answer.ok and phases.wait_for(("NOT_STARTED",) + observe.READ_ONLY + ("COMPLETED",), 15):
-            end = phases.wait_for(observe.DONE, 60)
+            # 5.0.0-M1's retry copies within ~8 s and then answers PREPARATION for good (F-454-2)
+            end = phases.wait_for(observe.DONE, 25)
     finally:
         seen = phases.end()
     log = "\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:])

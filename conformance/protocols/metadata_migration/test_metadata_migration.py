@@ -22,7 +22,7 @@ from .checks import CHECKS
 pytestmark = [pytest.mark.metadata_migration, pytest.mark.pulsar, pytest.mark.spark]
 
 # PIP-454 ships in Pulsar 5.0; with no --pulsar-version the profile runs the first 5.x release that
-# resolves from Maven Central (5.0.1 does not, pulsar-facts §6)
+# resolves from Maven Central here (5.0.1 does not)
 DEFAULT_RELEASE = "5.0.0-M1"
 CLUSTER = "zeta"
 
