@@ -9,10 +9,12 @@ The seed is https://github.com/apache/pulsar/blob/master/pip/pip-454.md; the cod
 from __future__ import annotations
 
 import os
+import time
 import uuid
 
 import pytest
 
+from pulsar_conformance.fixtures.deploy import ports
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
 from ...harness.recorder import Recorder
@@ -136,5 +138,12 @@ def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_
     rocksdb = pulsar_deployment_factory(["rho"], name=f"metadata-migration-rocksdb-{os.getpid()}", pulsar_version=_release())
     other_source = observe.start(rocksdb.clusters["rho"].admin(), deployment.service_url("oxia"))
     ok, said = judge.other_target(doc, other_source.__dict__ | {"ok": other_source.ok})
-    rec("metadata-migration/other-target/other-target", ok, said)
+    # bad input, what Pulsar answers (evidence, not a verdict): an Oxia target nobody listens on
+    closed = ports.free_port()
+    unreachable = observe.start(deployment.clusters[CLUSTER].admin(), f"oxia://127.0.0.1:{closed}/default")
+    time.sleep(3.0)
+    status_after = observe.call(deployment.clusters[CLUSTER].admin(), "GET", observe.STATUS)
+    rec("metadata-migration/other-target/other-target", ok, said,
+        unreachable_target={"start": unreachable.status, "body": unreachable.body,
+                            "status_3s_after": status_after.body if status_after.ok else status_after.status})
     rec.finish()
