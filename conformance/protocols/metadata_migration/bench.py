@@ -44,12 +44,10 @@ def _sizes(text: str) -> list[int]:
 
 def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
     """``topics`` managed-ledger nodes under /managed-ledgers/bench/ns<k>/persistent; returns bytes written."""
-    from kazoo.client import KazooClient
+    from .stores import zookeeper_client
 
     value = b"x" * value_bytes
-    zk = KazooClient(hosts=f"127.0.0.1:{zk_port}", timeout=30)
-    zk.start(timeout=30)
-    try:
+    with zookeeper_client(zk_port) as zk:
         folders = (topics + 999) // 1000
         for k in range(folders):
             zk.ensure_path(f"/managed-ledgers/bench/ns{k}/persistent")
@@ -63,9 +61,6 @@ def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
         for p in pending:
             p.get(timeout=60)
         return topics * value_bytes
-    finally:
-        zk.stop()
-        zk.close()
 
 
 def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:

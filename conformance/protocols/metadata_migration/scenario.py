@@ -82,32 +82,20 @@ class Outcome:
 
 def _flag(port: int) -> str | None:
     """The migration flag as ZooKeeper holds it (what a broker reads when it starts)."""
-    from kazoo.client import KazooClient
-
-    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=10)
     try:
-        zk.start(timeout=10)
-        value, _ = zk.get(COORDINATOR)
-        return (value or b"").decode(errors="replace")[:300]
+        with stores.zookeeper_client(port, 10) as zk:
+            value, _ = zk.get(COORDINATOR)
+            return (value or b"").decode(errors="replace")[:300]
     except Exception as error:  # noqa: BLE001 - said as the evidence
         return f"unreadable: {type(error).__name__}"
-    finally:
-        zk.stop()
-        zk.close()
 
 
 def _participants(port: int) -> int | None:
-    from kazoo.client import KazooClient
-
-    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=10)
     try:
-        zk.start(timeout=10)
-        return len(zk.get_children(PARTICIPANTS)) if zk.exists(PARTICIPANTS) else 0
+        with stores.zookeeper_client(port, 10) as zk:
+            return len(zk.get_children(PARTICIPANTS)) if zk.exists(PARTICIPANTS) else 0
     except Exception:  # noqa: BLE001 - unknown, said as None
         return None
-    finally:
-        zk.stop()
-        zk.close()
 
 
 def seed(admin, cluster: str, nodes: int, line: timeline.Timeline) -> None:

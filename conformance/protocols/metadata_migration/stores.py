@@ -12,6 +12,8 @@ import base64
 import hashlib
 import json
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,12 +39,22 @@ def _skipped(path: str) -> bool:
     return any(path == s or path.startswith(s + "/") for s in SKIP)
 
 
-def zookeeper(port: int, timeout: float = 30.0) -> dict[str, Node]:
+@contextmanager
+def zookeeper_client(port: int, timeout: float = 30.0) -> Iterator:
+    """A kazoo client on the deployment's ZooKeeper server, stopped on the way out."""
     from kazoo.client import KazooClient
 
-    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=timeout, read_only=True)
-    zk.start(timeout=timeout)
+    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=timeout)
     try:
+        zk.start(timeout=timeout)
+        yield zk
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def zookeeper(port: int, timeout: float = 30.0) -> dict[str, Node]:
+    with zookeeper_client(port, timeout) as zk:
         found: dict[str, Node] = {}
         pending = ["/"]
         while pending:
@@ -58,9 +70,6 @@ def zookeeper(port: int, timeout: float = 30.0) -> dict[str, Node]:
                 found[path] = Node(_digest(value), stat.version, stat.version, stat.ephemeralOwner != 0, len(value or b""))
                 pending.append(path)
         return found
-    finally:
-        zk.stop()
-        zk.close()
 
 
 def oxia(dump_tool: Path, port: int, timeout: float = 120.0) -> dict[str, Node]:
