@@ -30,6 +30,11 @@ def read_only_span(doc: dict) -> tuple[int, int] | None:
     return (phases[first]["ns"], end["ns"]) if end else None
 
 
+def _lost(kept: dict[str, bool]) -> list[str]:
+    """Accepted writes that are not there afterwards."""
+    return [name for name, there in kept.items() if not there]
+
+
 def _inside(write: dict, span: tuple[int, int]) -> bool:
     """Sent after the phase was seen read-only and answered before it was seen over: surely inside."""
     return span[0] <= write["sent_ns"] and write["answered_ns"] <= span[1]
@@ -65,7 +70,7 @@ def writes_refused(doc: dict) -> tuple[bool | None, str]:
     if not inside:
         return None, f"no metadata write fell wholly inside the read-only phases ({_seconds(span[1], span[0])} s)"
     accepted = [w for w in inside if w["ok"]]
-    lost = [k for k, there in doc["kept"].items() if not there]
+    lost = _lost(doc["kept"])
     by_kind = {}
     for w in inside:
         entry = by_kind.setdefault(w["kind"], [0, 0])
@@ -163,7 +168,7 @@ def rollback(doc: dict) -> tuple[bool | None, str]:
         return False, said + f"; no FAILED within {doc['plan']['timeout_s']:.0f} s: the cluster stays {stuck}"
     after = [w for w in doc["writes"] if w["sent_ns"] > failed_at]
     accepted = [w for w in after if w["ok"]]
-    lost = [k for k, there in doc["kept"].items() if not there]
+    lost = _lost(doc["kept"])
     said += f"; after FAILED {len(accepted)} of {len(after)} writes accepted"
     if lost:
         said += f"; accepted and lost: {', '.join(lost[:8])}"
@@ -185,7 +190,7 @@ def after_cutover(doc: dict) -> tuple[bool | None, str]:
     refused_kinds = {k: ws for k, ws in kinds.items() if not any(w["ok"] for w in ws)}
     cas = doc.get("cas_after") or {}
     restarted = doc.get("restarted_on_oxia") or {}
-    missing = [k for k, there in (restarted.get("kept") or {}).items() if not there]
+    missing = _lost(restarted.get("kept") or {})
     said = ("writes after COMPLETED: " + ", ".join(f"{k} {sum(w['ok'] for w in ws)}/{len(ws)} accepted"
                                                    for k, ws in sorted(kinds.items()))
             + f"; conditional policy update -> {cas.get('update')}, read back {cas.get('read_back')}")

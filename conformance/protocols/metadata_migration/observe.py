@@ -71,7 +71,6 @@ class Phases:
             elif not self.seen or self.seen[-1]["phase"] != phase:
                 self.seen.append({"ns": answer.answered_ns, "phase": phase,
                                   "target": answer.body.get("targetUrl") if isinstance(answer.body, dict) else None})
-            self._last = (answer.answered_ns, phase)
             time.sleep(self.interval)
 
     def wait_for(self, phases: tuple[str, ...], timeout: float) -> str | None:

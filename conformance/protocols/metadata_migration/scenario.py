@@ -6,15 +6,14 @@ polled every 50 ms, and the migration is started over REST. Then, by ``fault``:
   - none: the migration runs to its end; both stores are read and compared, a conditional write
     is made on the cutover store, and the broker is restarted on ``oxia://`` (what an operator
     does after COMPLETED) to see every accepted write and the traffic's topic there;
-  - oxia: the Oxia server is killed as soon as the phase leaves NOT_STARTED; the run waits for
-    FAILED, checks writes are back on ZooKeeper, restarts Oxia and starts the migration again
-    (how many participants are waited for the second time);
+  - oxia: the Oxia server is killed as soon as COPYING shows; the run waits for FAILED, checks
+    writes are back on ZooKeeper, restarts Oxia and starts the migration again (how many
+    participants are waited for the second time);
   - coordinator: the broker (coordinator and participant) is killed as soon as PREPARATION shows,
     then started again; the phase and writes are watched after.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -70,9 +69,6 @@ class Outcome:
     metadata_bytes: int | None = None
     target_server: str | None = None
     target_broken: str | None = None  # the target server failed by itself: the run judges nothing
-
-    def phase_names(self) -> list[str]:
-        return [p["phase"] for p in self.phases]
 
     def to_json(self) -> dict:
         doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}
@@ -264,12 +260,4 @@ def _retry(deployment, cluster_name: str, zk_port: int, oxia_url: str, line) -> 
 def _log_marks_of(log: str, needle: str) -> int | None:
     return next((i for i, text in enumerate(log.splitlines()) if needle in text), None)
 
-
-def load(run_dir: Path) -> dict:
-    return json.loads((run_dir / "metadata-migration.json").read_text())
-
-
-def spans(phases: list[dict]) -> dict[str, float]:
-    """Seconds each phase was seen for (the last one: not counted)."""
-    return {a["phase"]: round((b["ns"] - a["ns"]) / 1e9, 3) for a, b in zip(phases, phases[1:], strict=False)}
 
