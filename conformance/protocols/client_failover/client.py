@@ -25,10 +25,17 @@ class FailoverConfig:
     interval_ms: int = 200
     failover_threshold: int = 3
     switch_back_threshold: int = 3
+    # the Java client counts delays, not probes (the spec's ``java`` variant)
+    variant: str = "cpp"
+    failover_delay_ms: int = 0
+    switch_back_delay_ms: int = 0
 
     def to_json(self) -> dict:
+        policy = ({"failover_threshold": self.failover_threshold, "switch_back_threshold": self.switch_back_threshold}
+                  if self.variant == "cpp" else
+                  {"failover_delay_ms": self.failover_delay_ms, "switch_back_delay_ms": self.switch_back_delay_ms})
         return {"primary": self.primary, "secondaries": list(self.secondaries), "interval_ms": self.interval_ms,
-                "failover_threshold": self.failover_threshold, "switch_back_threshold": self.switch_back_threshold}
+                "variant": self.variant, **policy}
 
 
 @dataclass(frozen=True)

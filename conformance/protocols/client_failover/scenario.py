@@ -24,6 +24,7 @@ from ...harness import evidence, timeline
 from ...harness.traffic import Sub, Traffic
 from . import trace
 from .client import FailoverClient, FailoverConfig
+from .java_client import JavaFailoverClient
 
 # a consumer that moves reads its subscription on the new cluster from its start: duplicates and
 # order across the switch are figures here, losing an acknowledged message is the finding
@@ -89,6 +90,7 @@ class Outcome:
     errors: list[str]
     hung: list[str]
     validation: object = None
+    java: dict | None = None  # the Java client's release and its own log: failed probes (time, cluster)
 
     def switches(self) -> list[trace.Event]:
         return [e for e in self.events if e.kind == "switch"]
@@ -99,7 +101,7 @@ class Outcome:
     def save(self) -> None:
         doc = {"config": self.config.to_json(), "start_ns": self.start_ns,
                "events": [vars(e) for e in self.events], "markers": self.markers, "sends_ok": self.sends_ok,
-               "errors": self.errors[:20], "hung": self.hung,
+               "errors": self.errors[:20], "hung": self.hung, "java": self.java,
                "trace": None if self.validation is None else {
                    "ok": self.validation.ok, "problem": self.validation.problem,
                    "hidden_steps": self.validation.hidden_steps, "labels": self.validation.labels}}
@@ -131,13 +133,49 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
             closing = client.close()
             if closing:
                 hung.append(closing)
+    return _conclude(name, run_dir, config, faults, client, start_ns,
+                     [e for h in traffic.handles for e in h.errors], hung, controlled)
+
+
+def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str, steps: list[Step], *,
+             seed: int, rate: float = 50.0, controlled: bool = False, drain_seconds: float = 45.0) -> Outcome:
+    """The same scenario through the real Java client (java_client.py): its producer and consumer
+    run in the JVM, their events become this capture's rows when it ends."""
+    faults = Faults(deployment, timeline.Timeline(name))
+    with Capture(run_dir, allowed=list(ALLOWED), scenario={"seed": seed, "name": name, "client": "java",
+                                                           **config.to_json()}) as capture:
+        capture.must_see(topic, "reader")
+        client = JavaFailoverClient(deployment, config, run_dir, topic, controlled=controlled, rate=rate,
+                                    drain_seconds=drain_seconds)
+        faults.client = client
+        hung: list[str] = []
+        try:
+            client.start()
+            start_ns = client.attached[0].at_ns
+            faults.line.say(f"sending {rate:.0f} msg/s through a Java {client.version} failover client attached to "
+                            f"{client.current()}")
+            for wait, act in steps:
+                time.sleep(wait)
+                act(faults)
+            faults.line.say("producer stopped; Java consumer draining")
+            stopped = client.stop()
+            if stopped:
+                hung.append(stopped)
+        finally:
+            client.kill()
+        errors = client.copy_into(capture)
+    return _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
+                     java={"version": client.version, "failed_probes": client.failed_probes(),
+                           "provider_polls": client.provider.polls if client.provider else None})
+
+
+def _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled, java=None) -> Outcome:
     columns = evidence.read_capture(run_dir)
     switches = [trace.Event(at, "switch", to, origin) for at, origin, to in client.switches()]
     events = sorted(faults.events + switches, key=lambda e: e.at_ns)
     verdict = timeline.spark_verdict(run_dir, columns, faults.line)
-    errors = [e for h in traffic.handles for e in h.errors]
     outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, verdict, columns,
-                      columns["kind"].count("send_ok"), errors, hung)
+                      columns["kind"].count("send_ok"), errors, hung, java=java)
     # the spec's auto variants judge a client that probes; a provider-driven one is judged by
     # whether it followed (its switches have no fault behind them)
     outcome.validation = None if controlled else trace.validate_events(outcome.events, config, start_ns)

@@ -8,8 +8,9 @@ start ``interval`` after the previous one finished). A switch therefore needs th
 of failed (or successful) probes to fit in the time that really passed: a client that fails over
 before its threshold, or to a cluster that is down, is not a behaviour of the spec.
 
-The C++/Python client is the spec's ``cpp`` variant; the spec's clusters are ``primary, s1, s2...``
-in the order the client was configured with.
+The C++/Python client is the spec's ``cpp`` variant, the Java client its ``java`` variant (ticks at a
+fixed rate; delays compared with the time since the first failed or ok probe); the spec's clusters are
+``primary, s1, s2...`` in the order the client was configured with.
 """
 from __future__ import annotations
 
@@ -30,8 +31,12 @@ class Event:
     origin: str | None = None  # switch: where it came from
 
 
-def spec_for(config: FailoverConfig, variant: str = "cpp") -> ClientFailover:
-    return ClientFailover(variant=variant, SECONDARIES=len(config.secondaries),
+def spec_for(config: FailoverConfig) -> ClientFailover:
+    if config.variant == "java":
+        return ClientFailover(variant="java", SECONDARIES=len(config.secondaries), CHECK_INTERVAL_MS=config.interval_ms,
+                              FAILOVER_DELAY_MS=config.failover_delay_ms,
+                              SWITCH_BACK_DELAY_MS=config.switch_back_delay_ms)
+    return ClientFailover(variant=config.variant, SECONDARIES=len(config.secondaries),
                           FAILOVER_THRESHOLD=config.failover_threshold,
                           SWITCH_BACK_THRESHOLD=config.switch_back_threshold)
 
@@ -65,9 +70,9 @@ def validate_events(events: list[Event], config: FailoverConfig, start_ns: int) 
                                                  hidden=("tick",), quiet=lambda before, after: before.current == after.current))
 
 
-def evidence(result: ValidationResult, events: list[Event], start_ns: int) -> str:
+def evidence(result: ValidationResult, events: list[Event], start_ns: int, variant: str = "cpp") -> str:
     shown = "; ".join(f"+{(e.at_ns - start_ns) / 1e9:.3f} s {e.kind} {e.cluster}" for e in sorted(events, key=lambda e: e.at_ns))
     if result.ok:
-        return (f"a behaviour of the client-failover spec (cpp): {len(events)} observed step(s) [{shown}] with "
+        return (f"a behaviour of the client-failover spec ({variant}): {len(events)} observed step(s) [{shown}] with "
                 f"{result.hidden_steps} hidden check(s) that did not switch")
     return f"NOT a behaviour of the spec: {result.problem} (observed: {shown})"

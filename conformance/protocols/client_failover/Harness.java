@@ -1,0 +1,309 @@
+/*
+ * The Java client of the PIP-121 scenarios: one PulsarClient built on AutoClusterFailover or
+ * ControlledClusterFailover, a producer and an Exclusive consumer through it, every client event
+ * as one JSON line (java_client.py turns them into capture rows, format /2), and where the client
+ * is attached as it changes. Run with the JDK's single-file source launcher:
+ *
+ *   java -cp <pulsar-client-original classpath> Harness.java key=value...
+ *
+ * stdout is the control channel: "attached <ts_ns> <url>" when the provider's URL changes (polled
+ * every 5 ms, as the Python harness polls get_service_info), "ready <ts_ns>", "done". stdin: the
+ * line "stop" ends the traffic (drain, close, exit 0); end of input (the driver died) or
+ * max_seconds exits at once, so no JVM outlives its scenario.
+ */
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.ServiceUrlProvider;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.client.impl.AutoClusterFailover;
+import org.apache.pulsar.client.impl.BatchMessageIdImpl;
+import org.apache.pulsar.client.impl.ControlledClusterFailover;
+import org.apache.pulsar.client.impl.MessageIdImpl;
+
+public class Harness {
+    static final ConcurrentLinkedQueue<String> EVENTS = new ConcurrentLinkedQueue<>();
+    static final Object OUT = new Object();
+
+    static long nowNs() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    static String quote(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    static void say(String line) {
+        synchronized (OUT) {
+            System.out.println(line);
+            System.out.flush();
+        }
+    }
+
+    static void event(String kind, String client, String url, String uid, String key, String msgId,
+                      Integer redeliveries, String error) {
+        EVENTS.add("{\"ts_ns\":" + nowNs() + ",\"kind\":" + quote(kind) + ",\"client\":" + quote(client)
+                + ",\"url\":" + quote(url) + ",\"uid\":" + quote(uid) + ",\"key\":" + quote(key)
+                + ",\"msg_id\":" + quote(msgId) + ",\"redelivery_count\":" + redeliveries
+                + ",\"error\":" + quote(error) + "}");
+    }
+
+    static String format(MessageId id) {
+        if (id instanceof MessageIdImpl m) {
+            int batch = id instanceof BatchMessageIdImpl b ? b.getBatchIndex() : -1;
+            return m.getLedgerId() + ":" + m.getEntryId() + ":" + m.getPartitionIndex() + ":" + batch;
+        }
+        return id == null ? null : id.toString();
+    }
+
+    // the capture's send_err is only for a send that cannot have reached a broker
+    // (fixtures/capture/outcomes.py); anything else may have been persisted
+    static String failedKind(Throwable error) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        if (cause instanceof PulsarClientException.AlreadyClosedException
+                || cause instanceof PulsarClientException.ProducerQueueIsFullError
+                || cause instanceof PulsarClientException.InvalidMessageException
+                || cause instanceof PulsarClientException.TopicTerminatedException
+                || cause instanceof PulsarClientException.NotAllowedException) {
+            return "send_err";
+        }
+        return "send_unknown";
+    }
+
+    static void flushEvents(BufferedWriter out) throws IOException {
+        String line;
+        while ((line = EVENTS.poll()) != null) {
+            out.write(line);
+            out.write('\n');
+        }
+        out.flush();
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> a = new HashMap<>();
+        for (String arg : argv) {
+            int eq = arg.indexOf('=');
+            a.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        long maxMs = Long.parseLong(a.getOrDefault("max_seconds", "300")) * 1000;
+        ScheduledExecutorService timers = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "harness-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        // nothing outlives the scenario, whatever the client does on close
+        timers.schedule(() -> {
+            say("timeout");
+            Runtime.getRuntime().halt(3);
+        }, maxMs, TimeUnit.MILLISECONDS);
+
+        String primary = a.get("primary");
+        int intervalMs = Integer.parseInt(a.get("interval_ms"));
+        ServiceUrlProvider provider;
+        if ("controlled".equals(a.get("mode"))) {
+            provider = ControlledClusterFailover.builder()
+                    .defaultServiceUrl(primary)
+                    .urlProvider(a.get("provider"))
+                    .checkInterval(intervalMs, TimeUnit.MILLISECONDS)
+                    .build();
+        } else {
+            provider = AutoClusterFailover.builder()
+                    .primary(primary)
+                    .secondary(Arrays.asList(a.get("secondaries").split(",")))
+                    .checkInterval(intervalMs, TimeUnit.MILLISECONDS)
+                    .failoverDelay(Long.parseLong(a.get("failover_delay_ms")), TimeUnit.MILLISECONDS)
+                    .switchBackDelay(Long.parseLong(a.get("switch_back_delay_ms")), TimeUnit.MILLISECONDS)
+                    .build();
+        }
+        PulsarClient client = PulsarClient.builder()
+                .serviceUrlProvider(provider)
+                .operationTimeout(10, TimeUnit.SECONDS)
+                .build();
+
+        AtomicReference<String> attached = new AtomicReference<>(provider.getServiceUrl());
+        say("attached " + nowNs() + " " + attached.get());
+        timers.scheduleAtFixedRate(() -> {
+            String now = provider.getServiceUrl();
+            if (!now.equals(attached.get())) {
+                attached.set(now);
+                say("attached " + nowNs() + " " + now);
+            }
+        }, 5, 5, TimeUnit.MILLISECONDS);
+
+        BufferedWriter events = Files.newBufferedWriter(Paths.get(a.get("events")), StandardCharsets.UTF_8);
+        timers.scheduleAtFixedRate(() -> {
+            try {
+                flushEvents(events);
+            } catch (IOException e) {
+                say("error events: " + e);
+            }
+        }, 200, 200, TimeUnit.MILLISECONDS);
+
+        String topic = a.get("topic");
+        String producerName = a.get("producer");
+        String consumerName = a.get("consumer");
+        Consumer<byte[]> consumer = client.newConsumer()
+                .topic(topic)
+                .subscriptionName(a.get("subscription"))
+                .subscriptionType(SubscriptionType.Exclusive)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .consumerName(consumerName)
+                .receiverQueueSize(50)
+                .subscribe();
+        Producer<byte[]> producer = client.newProducer()
+                .topic(topic)
+                .enableBatching(false)
+                .blockIfQueueFull(true)
+                .sendTimeout(Integer.parseInt(a.getOrDefault("send_timeout_ms", "15000")), TimeUnit.MILLISECONDS)
+                .create();
+
+        AtomicBoolean stopSending = new AtomicBoolean();
+        AtomicBoolean stopReceiving = new AtomicBoolean();
+        AtomicLong received = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            while (!stopReceiving.get()) {
+                Message<byte[]> m;
+                try {
+                    m = consumer.receive(200, TimeUnit.MILLISECONDS);
+                } catch (PulsarClientException e) {
+                    event("consumer_error", consumerName, attached.get(), null, null, null, null, e.toString());
+                    sleep(200);
+                    continue;
+                }
+                if (m == null) {
+                    continue;
+                }
+                String uid = m.getProperty("uid");
+                String id = format(m.getMessageId());
+                String key = m.hasKey() ? m.getKey() : null;
+                event("receive", consumerName, attached.get(), uid, key, id, m.getRedeliveryCount(), null);
+                received.incrementAndGet();
+                consumer.acknowledgeAsync(m.getMessageId()).whenComplete((ok, error) -> event(
+                        error == null ? "ack" : "ack_error", consumerName, attached.get(), uid, key, id, null,
+                        error == null ? null : error.toString()));
+            }
+        }, "reader");
+        reader.setDaemon(true);
+        reader.start();
+
+        double rate = Double.parseDouble(a.getOrDefault("rate", "50"));
+        ConcurrentLinkedQueue<CompletableFuture<MessageId>> pending = new ConcurrentLinkedQueue<>();
+        Thread writer = new Thread(() -> {
+            long began = System.nanoTime();
+            long seq = 0;
+            while (!stopSending.get()) {
+                seq++;
+                String uid = producerName + "/" + seq;
+                String key = "k" + ((seq - 1) % 8);
+                try {
+                    CompletableFuture<MessageId> sent = producer.newMessage().key(key).property("uid", uid)
+                            .value(new byte[64]).sendAsync();
+                    pending.add(sent);
+                    sent.whenComplete((id, error) -> event(error == null ? "send_ok" : failedKind(error),
+                            producerName, attached.get(), uid, key, error == null ? format(id) : null, null,
+                            error == null ? null : error.toString()));
+                } catch (RuntimeException e) {
+                    event(failedKind(e), producerName, attached.get(), uid, key, null, null, e.toString());
+                }
+                long next = began + (long) (seq * 1e9 / rate);
+                sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
+                pending.removeIf(CompletableFuture::isDone);
+            }
+        }, "writer");
+        writer.setDaemon(true);
+        writer.start();
+        say("ready " + nowNs());
+
+        BufferedReader control = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = control.readLine()) != null && !line.trim().equals("stop")) {
+            // only "stop" means anything
+        }
+        if (line == null) {
+            flushEvents(events);
+            Runtime.getRuntime().halt(4);
+        }
+        stopSending.set(true);
+        writer.join(5000);
+        long settle = System.currentTimeMillis() + Long.parseLong(a.getOrDefault("send_timeout_ms", "15000")) + 5000;
+        for (CompletableFuture<MessageId> f : pending) {
+            try {
+                f.get(Math.max(1, settle - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                // its outcome is an event already (or it never completed: no row, as for Python)
+            }
+        }
+        long drainEnd = System.currentTimeMillis() + Long.parseLong(a.getOrDefault("drain_ms", "45000"));
+        long quietMs = Long.parseLong(a.getOrDefault("quiet_ms", "4000"));
+        long last = -1;
+        long quietSince = System.currentTimeMillis();
+        while (System.currentTimeMillis() < drainEnd) {
+            long now = received.get();
+            if (now != last) {
+                last = now;
+                quietSince = System.currentTimeMillis();
+            } else if (System.currentTimeMillis() - quietSince >= quietMs) {
+                break;
+            }
+            sleep(250);
+        }
+        stopReceiving.set(true);
+        reader.join(2000);
+        try {
+            client.closeAsync().get(20, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            say("close " + e);
+        }
+        provider.close();
+        flushEvents(events);
+        events.close();
+        say("done");
+        Runtime.getRuntime().halt(0);
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,280 @@
+"""The real Java client in the PIP-121 scenarios: Harness.java on ``pulsar-client-original`` of a
+chosen release, resolved from Maven Central, run with the JDK's single-file source launcher.
+
+The release is ``$PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION`` (certify's ``--java-client-version``)
+or the deployment's Pulsar version. The JVM writes one JSON line per client event; they become
+capture rows (format /2) through the capture writer, so Spark checks the Java client exactly as
+it checks the Python one. Where the client is attached comes over its stdout as it changes; the
+client's own log (its failed probes, its switches) is kept beside the capture, with times.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures.capture.clients import logical_topic
+from pulsar_conformance.fixtures.capture.schema import KINDS, RECEIVE, SEND_KINDS, split_uid
+from pulsar_conformance.fixtures.deploy import jvm, maven
+from pulsar_conformance.fixtures.deploy.java import choose_java
+from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION, parse_version
+
+from .client import Attachment, FailoverConfig
+
+HERE = Path(__file__).resolve().parent
+POM = HERE / "java-client-pom.xml"
+HARNESS = HERE / "Harness.java"
+VERSION_ENV = "PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"
+# compiling Harness.java and connecting take a few seconds on two busy cores
+READY_TIMEOUT_S = 90.0
+_PROBE_FAILED = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url: (\S+)")
+_MISSING = re.compile(r"pulsar-client-original:jar:\S+ (was not found|.*Could not find)|Could not find artifact "
+                      r"org\.apache\.pulsar:pulsar-client-original")
+
+
+def wanted_version(deployment=None) -> str:
+    """The Java client release to run: the option, else the deployment's own Pulsar release."""
+    explicit = os.environ.get(VERSION_ENV, "").strip()
+    if explicit:
+        return explicit
+    record = getattr(deployment, "record", None) or {}
+    return record.get("pulsar_version") or DEFAULT_PULSAR_VERSION
+
+
+def resolve(text: str) -> maven.Classpath:
+    """pulsar-client-original ``text`` and a log backend from Maven Central (cached per release);
+    a release Maven cannot resolve is a ``UsageError`` with the fix."""
+    try:
+        version = parse_version(text)
+    except UsageError as error:
+        raise UsageError(f"Java client version: {error.problem}",
+                         f"pass --java-client-version like {DEFAULT_PULSAR_VERSION} (3.0 or later), or drop it to run "
+                         "the deployment's Pulsar release") from None
+    cached = maven.cache_dir() / "java-client" / f"{version}.txt"
+    if cached.exists():
+        entries = [e for e in cached.read_text().strip().split(os.pathsep) if e]
+        if entries and all(os.path.exists(e) for e in entries):
+            return maven.Classpath(str(version), entries)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(".partial")
+    command = ["mvn", "-B", "-q", "-f", str(POM), "--global-settings", str(maven.POM.parent / "settings.xml"),
+               f"-Dpulsar.client.version={version}", f"-Dslf4j.binding={version.slf4j_binding}",
+               f"-Dstandin.repo.url={maven._stand_in_repo(version).as_uri()}",
+               "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise UsageError("Maven (mvn) is not on PATH; the Java client's jars are resolved with it",
+                         "install Maven (apt-get install maven)") from None
+    except subprocess.TimeoutExpired:  # run() has killed Maven's JVM
+        raise UsageError(f"Maven did not resolve pulsar-client-original {version} in 15 minutes",
+                         "check that Maven Central is reachable (MAVEN_OPTS for a proxy)") from None
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        if _MISSING.search(output):
+            raise UsageError(f"Java client {version} (org.apache.pulsar:pulsar-client-original) is not on Maven Central",
+                             "pass a released version to --java-client-version (list: https://repo.maven.apache.org/"
+                             "maven2/org/apache/pulsar/pulsar-client-original/), or drop it to run the deployment's "
+                             "Pulsar release")
+        first = next((line for line in output.splitlines() if "[ERROR]" in line), "(no error line)")
+        raise UsageError(f"Maven could not resolve Java client {version} (exit {done.returncode}): {first[:300]}",
+                         "check that Maven Central is reachable (MAVEN_OPTS for a proxy), or pick another "
+                         "--java-client-version")
+    entries = [e for e in partial.read_text().strip().split(os.pathsep) if e]
+    partial.replace(cached)
+    return maven.Classpath(str(version), entries, download_seconds=time.monotonic() - started)
+
+
+class UrlProvider:
+    """The HTTP URL provider ControlledClusterFailover polls, on loopback: it answers
+    ``{"serviceUrl": ...}`` with whatever the scenario points it to."""
+
+    def __init__(self, service_url: str):
+        self.answer = {"serviceUrl": service_url}
+        self.polls = 0
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the http.server hook
+                provider.polls += 1
+                body = json.dumps(provider.answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/pulsar"
+        threading.Thread(target=self.server.serve_forever, name="url-provider", daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@dataclass
+class JavaFailoverClient:
+    """One Harness.java process: started, told to stop, and always gone afterwards."""
+
+    deployment: object
+    config: FailoverConfig
+    run_dir: Path
+    topic: str
+    controlled: bool = False
+    rate: float = 50.0
+    drain_seconds: float = 45.0
+    version: str = ""
+    attached: list[Attachment] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        clusters = self.deployment.clusters
+        names = (self.config.primary, *self.config.secondaries)
+        self.urls = {name: clusters[name].service_url for name in names}
+        self.by_url = {url: name for name, url in self.urls.items()}
+        self.version = self.version or wanted_version(self.deployment)
+        self.provider = UrlProvider(self.urls[self.config.primary]) if self.controlled else None
+        self._changed = threading.Condition()
+        self.proc = None
+
+    @property
+    def events_path(self) -> Path:
+        return self.run_dir / "java-events.jsonl"
+
+    @property
+    def log_path(self) -> Path:
+        return self.run_dir / "java-client.log"
+
+    def start(self) -> None:
+        classpath = resolve(self.version)
+        java = choose_java(parse_version(self.version))
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        log4j = self.run_dir / "java-log4j2.xml"
+        log4j.write_text(_LOG4J.format(log=self.log_path))
+        c = self.config
+        args = {"mode": "controlled" if self.controlled else "auto", "primary": self.urls[c.primary],
+                "secondaries": ",".join(self.urls[s] for s in c.secondaries), "interval_ms": c.interval_ms,
+                "failover_delay_ms": c.failover_delay_ms, "switch_back_delay_ms": c.switch_back_delay_ms,
+                "provider": self.provider.url if self.provider else "", "topic": self.topic, "subscription": "reader",
+                "producer": "p-writer", "consumer": "c-reader", "rate": self.rate, "events": self.events_path,
+                "drain_ms": int(self.drain_seconds * 1000), "max_seconds": 600}
+        argfile = jvm.classpath_argfile(self.run_dir, classpath.text)
+        command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                   f"-Dlog4j.configurationFile={log4j}", f"@{argfile}", str(HARNESS),
+                   *(f"{k}={v}" for k, v in args.items())]
+        stderr = (self.run_dir / "java-stderr.txt").open("w")
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        stderr.close()
+        threading.Thread(target=self._read, name="java-harness", daemon=True).start()
+        if not self._wait(lambda: any(line.startswith("ready") for line in self.lines) or self.proc.poll() is not None,
+                          READY_TIMEOUT_S) or self.proc.poll() is not None:
+            self.kill()
+            tail = (self.run_dir / "java-stderr.txt").read_text()[-1500:]
+            raise RuntimeError(f"the Java harness did not start (exit {self.proc.returncode}): {tail}")
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            line = line.strip()
+            with self._changed:
+                self.lines.append(line)
+                if line.startswith("attached "):
+                    _, at, url = line.split(" ", 2)
+                    self.attached.append(Attachment(int(at), self.by_url.get(url, url)))
+                self._changed.notify_all()
+
+    def _wait(self, ready, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(ready, timeout)
+
+    def current(self) -> str:
+        return self.attached[-1].cluster
+
+    def wait_for_switch(self, cluster: str, since_ns: int, timeout: float) -> int | None:
+        """When the client moved to ``cluster`` after ``since_ns`` (waiting up to ``timeout``), or None."""
+        def moved():
+            return next((a.at_ns for a in self.attached if a.cluster == cluster and a.at_ns >= since_ns), None)
+        self._wait(lambda: moved() is not None, timeout)
+        return moved()
+
+    def point_to(self, cluster: str) -> None:
+        self.provider.answer = {"serviceUrl": self.urls[cluster]}
+
+    def switches(self) -> list[tuple[int, str, str]]:
+        return [(b.at_ns, a.cluster, b.cluster) for a, b in zip(self.attached, self.attached[1:], strict=False)]
+
+    def stop(self) -> str | None:
+        """Stop sending, let the JVM drain and close; a JVM that does not end is killed and said."""
+        try:
+            self.proc.stdin.write("stop\n")
+            self.proc.stdin.flush()
+            self.proc.wait(timeout=self.drain_seconds + 60)
+        except (subprocess.TimeoutExpired, BrokenPipeError, OSError) as error:
+            self.kill()
+            return f"Java harness stop: {type(error).__name__}; killed"
+        finally:
+            if self.provider:
+                self.provider.close()
+        return None if self.proc.returncode == 0 else f"Java harness exited {self.proc.returncode}"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def copy_into(self, capture) -> list[str]:
+        """Every recorded client event into the capture; what is not a capture kind is returned as errors."""
+        errors = []
+        topic = logical_topic(self.topic)
+        append = capture.writer.append
+        for line in self.events_path.read_text().splitlines() if self.events_path.exists() else []:
+            e = json.loads(line)
+            if e["kind"] not in KINDS:
+                errors.append(f"{e['kind']}: {e['error']}")
+                continue
+            if e["kind"] in SEND_KINDS and e["kind"] != "send_ok":
+                errors.append(e["error"])
+            producer, seq = split_uid(e["uid"]) if e["uid"] else ("", 0)
+            uid = e["uid"] or f"foreign:{topic}:{e['msg_id']}"
+            subscription = None if e["kind"] in SEND_KINDS else "reader"
+            append((capture.run_id, e["ts_ns"], e["client"], self.by_url.get(e["url"], e["url"]), topic, subscription,
+                    e["kind"], uid, producer, seq, e["key"], e["msg_id"],
+                    e["redelivery_count"] if e["kind"] == RECEIVE else None))
+        return errors
+
+    def failed_probes(self) -> list[tuple[int, str]]:
+        """(time, cluster) of each probe the client logged as failed, from its own log."""
+        found = []
+        for line in self.log_path.read_text().splitlines() if self.log_path.exists() else []:
+            match = _PROBE_FAILED.match(line)
+            if match:
+                found.append((int(match.group(1)) * 1_000_000, self.by_url.get(match.group(2), match.group(2))))
+        return found
+
+
+# the client's probe failures and switches with their epoch times; WARN elsewhere keeps it small
+_LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="ERROR">
+  <Appenders>
+    <File name="file" fileName="{log}" append="false" immediateFlush="true">
+      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %m %throwable{{short.message}}%n"/>
+    </File>
+  </Appenders>
+  <Loggers>
+    <Logger name="org.apache.pulsar.client.impl.AutoClusterFailover" level="INFO"/>
+    <Logger name="org.apache.pulsar.client.impl.ControlledClusterFailover" level="INFO"/>
+    <Root level="WARN"><AppenderRef ref="file"/></Root>
+  </Loggers>
+</Configuration>
+"""
