@@ -16,6 +16,7 @@ import pulsar
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 
 POLL_S = 0.01
+CLUSTERS = ("primary", "s1", "s2")  # the deployment every scenario shares (conftest.py)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ client's rules; the seed is https://github.com/apache/pulsar/blob/master/pip/pip
 """
 from __future__ import annotations
 
-import os
 import uuid
 
 import pytest
@@ -22,27 +21,16 @@ from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
 from . import scenario
 from .checks import CHECKS
-from .client import FailoverConfig
+from .client import CLUSTERS, FailoverConfig
 from .trace import evidence
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
-CLUSTERS = ("primary", "s1", "s2")
 CONFIG = FailoverConfig("primary", ("s1", "s2"), interval_ms=200, failover_threshold=3, switch_back_threshold=3)
 TRACE_REQUIREMENTS = ["PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R08"]
 
 
-@pytest.fixture(scope="module")
-def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
-    deployment = pulsar_deployment_factory(CLUSTERS, name=f"failover-{os.getpid()}")
-    yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", "client-failover"))
-    deployment.close()
-
-
-def _topic(deployment, name: str) -> str:
+def topic_for(deployment, name: str) -> str:
     ns = deployment.replicated_namespace("pf", f"{name}-{uuid.uuid4().hex[:6]}", list(CLUSTERS))
     return f"persistent://{ns}/orders"
 
@@ -51,13 +39,13 @@ def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scen
     """Run the scenario; its outcome and the recorder of its checks."""
     try:
         out = scenario.run(deployment, certify_run.directory("captures", name), name, CONFIG,
-                           _topic(deployment, name), steps, seed=certify_run.seed, **options)
+                           topic_for(deployment, name), steps, seed=certify_run.seed, **options)
     except NotImplementedError as error:  # a deployment that cannot inject the fault
         raise VerdictUnknown(f"{name}: {error}") from error
     return out, Recorder(certify_run, request, out, CHECKS)
 
 
-def _after(out, kind: str, cluster: str, since_ns: int, origin: str | None = None):
+def after(out, kind: str, cluster: str, since_ns: int, origin: str | None = None):
     return next((e for e in out.events if e.kind == kind and e.cluster == cluster and e.at_ns >= since_ns
                  and (origin is None or e.origin == origin)), None)
 
@@ -65,10 +53,10 @@ def _after(out, kind: str, cluster: str, since_ns: int, origin: str | None = Non
 _secs = switchover.seconds
 
 
-def _record_common(rec, out, prefix: str, requirements: list[str]) -> None:
+def record_common(rec, out, prefix: str, requirements: list[str]) -> None:
     """A scenario with switches: the trace is a behaviour of the spec; nothing acknowledged was lost."""
     v = out.validation
-    rec(f"{prefix}/trace", v.ok, evidence(v, out.events, out.start_ns), requirements=requirements,
+    rec(f"{prefix}/trace", v.ok, evidence(v, out.events, out.start_ns, out.config.variant), requirements=requirements,
         hidden_checks=v.hidden_steps, switches=len(out.switches()))
     lost = out.verdict["anomalies"].get("lost", {}).get("count")
     valid = out.verdict.get("valid")
@@ -79,20 +67,27 @@ def _record_common(rec, out, prefix: str, requirements: list[str]) -> None:
         anomalies=found)
 
 
-def _switch_figures(out, fault, switch, bound_checks: int) -> tuple[str, dict]:
+def switch_figures(out, fault, switch, earliest_s: float, need: str) -> tuple[str, dict]:
+    """How long ``switch`` took after ``fault`` against the earliest the client's policy allows
+    (``need`` says why), and what it cost the traffic; for either client."""
     took = _secs(fault.at_ns, switch.at_ns)
     sends = [t for t, k in zip(out.columns["ts_ns"], out.columns["kind"], strict=True) if k == "send_ok"]
     receives = captured.rows(out.columns, kind="receive")
     figures = {"switch_s": took, "first_send_after_switch_s": switchover.after(switch.at_ns, switchover.first_after(sends, switch.at_ns)),
-               "earliest_s": round((bound_checks - 1) * CONFIG.interval_ms / 1000, 3),
+               "earliest_s": round(earliest_s, 3),
                # the same switch-over figures as a migration's: silence and what was read again
                "longest_send_gap_s": switchover.longest_gap_s(sends),
                "duplicates_after_switch": switchover.duplicates_after(receives, switch.at_ns)}
     return (f"{fault.kind} {fault.cluster} at +{_secs(out.start_ns, fault.at_ns)} s; client {switch.origin} -> "
-            f"{switch.cluster} {took} s later (the spec needs {bound_checks} checks: not before "
-            f"{figures['earliest_s']} s at the {CONFIG.interval_ms} ms interval); first acknowledged send after it "
+            f"{switch.cluster} {took} s later ({need}: not before {figures['earliest_s']} s at the "
+            f"{out.config.interval_ms} ms interval); first acknowledged send after it "
             f"{figures['first_send_after_switch_s']} s after the switch; longest gap between acknowledged sends "
             f"{figures['longest_send_gap_s']} s; {figures['duplicates_after_switch']} deliveries read again after it"), figures
+
+
+def _switch_figures(out, fault, switch, bound_checks: int) -> tuple[str, dict]:
+    return switch_figures(out, fault, switch, (bound_checks - 1) * CONFIG.interval_ms / 1000,
+                          f"the spec needs {bound_checks} checks")
 
 
 def test_failover_and_switch_back(clusters, certify_run, request):
@@ -101,18 +96,18 @@ def test_failover_and_switch_back(clusters, certify_run, request):
         (5.0, lambda f: f.start("primary")),
         (5.0, lambda f: None)])
     prefix = "client-failover/kill-primary"
-    down = _after(out, "down", "primary", 0)
-    away = _after(out, "switch", "s1", down.at_ns, "primary")
+    down = after(out, "down", "primary", 0)
+    away = after(out, "switch", "s1", down.at_ns, "primary")
     text, figures = _switch_figures(out, down, away, CONFIG.failover_threshold) if away else ("no switch to s1", {})
     rec(f"{prefix}/failed-over", bool(away and figures["first_send_after_switch_s"] is not None), text, **figures)
     rec(f"{prefix}/waited-for-threshold", None if not away else figures["switch_s"] >= (CONFIG.failover_threshold - 1) * CONFIG.interval_ms / 1000, text)
-    up = _after(out, "up", "primary", down.at_ns)
-    back = _after(out, "switch", "primary", up.at_ns, "s1") if up else None
+    up = after(out, "up", "primary", down.at_ns)
+    back = after(out, "switch", "primary", up.at_ns, "s1") if up else None
     text, figures = _switch_figures(out, up, back, CONFIG.switch_back_threshold) if back else (
         f"no switch back to the primary after it came up ({[vars(e) for e in out.switches()]})", {})
     rec(f"{prefix}/switched-back", None if not up else bool(back) and figures["switch_s"] >= (CONFIG.switch_back_threshold - 1) * CONFIG.interval_ms / 1000,
         text, **figures)
-    _record_common(rec, out, prefix, ["PIP121-R01", "PIP121-R02", "PIP121-R04"])
+    record_common(rec, out, prefix, ["PIP121-R01", "PIP121-R02", "PIP121-R04"])
     rec.finish()
 
 
@@ -124,12 +119,12 @@ def test_first_secondary_down(clusters, certify_run, request):
         (4.0, lambda f: f.start("s1")),
         (2.0, lambda f: None)])
     prefix = "client-failover/first-secondary-down"
-    down = _after(out, "down", "primary", 0)
+    down = after(out, "down", "primary", 0)
     first = next((e for e in out.switches() if e.at_ns >= down.at_ns), None)
     text, figures = _switch_figures(out, down, first, CONFIG.failover_threshold) if first else ("no switch", {})
     rec(f"{prefix}/probed-in-order", None if not first else first.cluster == "s2",
         f"s1 (first in the list) was down; {text}", **figures)
-    _record_common(rec, out, prefix, ["PIP121-R03"])
+    record_common(rec, out, prefix, ["PIP121-R03"])
     rec.finish()
 
 
@@ -141,7 +136,7 @@ def test_secondary_dies_in_use(clusters, certify_run, request):
         (3.0, lambda f: f.start("s1")),
         (2.0, lambda f: None)])
     prefix = "client-failover/secondary-dies"
-    s1_down = _after(out, "down", "s1", 0)
+    s1_down = after(out, "down", "s1", 0)
     on_s1 = [e for e in out.switches() if e.cluster == "s1" and e.at_ns < s1_down.at_ns]
     escape = next((e for e in out.switches() if e.at_ns >= s1_down.at_ns), None)
     if not on_s1:
@@ -151,7 +146,7 @@ def test_secondary_dies_in_use(clusters, certify_run, request):
             "the client stayed on the dead s1", {})
         # the primary was down too: the only place to go was s2
         rec(f"{prefix}/left-dead-secondary", bool(escape) and escape.cluster == "s2", text, **figures)
-    _record_common(rec, out, prefix, ["PIP121-R08"])
+    record_common(rec, out, prefix, ["PIP121-R08"])
     rec.finish()
 
 
@@ -184,7 +179,7 @@ def test_provider_moves_the_client(clusters, certify_run, request):
     told = [m for m in out.markers if "provider points" in m["label"]]
     followed = []
     for marker, target in zip(told, ("s1", "primary"), strict=True):
-        switch = _after(out, "switch", target, marker["ts_ns"])
+        switch = after(out, "switch", target, marker["ts_ns"])
         followed.append(f"to {target}: " + (f"{_secs(marker['ts_ns'], switch.at_ns)} s" if switch else "never"))
     ok = all("never" not in f for f in followed)
     rec(f"{prefix}/follows-provider", ok,

@@ -22,11 +22,13 @@ from pulsar_conformance.spec.protocols.client_failover import ClientFailover
 from ...harness import projection
 from .client import FailoverConfig
 
+ACTIONS = {"down": "go_down", "up": "come_up", "point": "admin_points_to"}
+
 
 @dataclass(frozen=True)
 class Event:
     at_ns: int
-    kind: str  # "down" | "up" | "switch"
+    kind: str  # "down" | "up" | "point" (a URL provider's new answer) | "switch"
     cluster: str  # down/up: the cluster; switch: where the client went
     origin: str | None = None  # switch: where it came from
 
@@ -53,9 +55,8 @@ def observed_steps(events: list[Event], config: FailoverConfig, start_ns: int) -
         # checks that can have run since the last observation, this one excluded
         budget = max(0, (event.at_ns - previous) // (config.interval_ms * 1_000_000))
         at = f"+{(event.at_ns - start_ns) / 1e9:.3f} s"
-        if event.kind in ("down", "up"):
-            action = "go_down" if event.kind == "down" else "come_up"
-            steps.append(Observed(f"{action}(c={names[event.cluster]})", note=at, max_hidden=budget))
+        if event.kind in ACTIONS:
+            steps.append(Observed(f"{ACTIONS[event.kind]}(c={names[event.cluster]})", note=at, max_hidden=budget))
         else:
             origin, target = spec.clusters[names[event.origin]], spec.clusters[names[event.cluster]]
             steps.append(Observed("tick", note=f"{at}: client {event.origin} -> {event.cluster}", max_hidden=budget,

@@ -1,0 +1,19 @@
+"""One deployment for the package: a primary and two secondaries, shared by the Python and the
+Java client's scenarios (a second set of three standalones would cost a minute and two cores)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from .client import CLUSTERS
+
+
+@pytest.fixture(scope="package")
+def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
+    deployment = pulsar_deployment_factory(CLUSTERS, name=f"failover-{os.getpid()}")
+    yield deployment
+    collect = getattr(deployment, "collect_logs", None)
+    if collect is not None:
+        collect(certify_run.directory("logs", "client-failover"))
+    deployment.close()
