@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
 from ...harness.traffic import TopicLoad, Traffic
@@ -57,7 +58,8 @@ class Outcome:
 def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
         before_s: float = 4.0, after_s: float = 10.0, allowed=(), send_timeout_ms: int = 15000,
         on_start: Hook | None = None, before_trigger: Hook | None = None, after_trigger: Hook | None = None,
-        drain_seconds: float = 40.0, blue_states: dict | None = None) -> Outcome:
+        drain_seconds: float = 40.0, blue_states: dict | None = None,
+        until_blue_read: float | None = None) -> Outcome:
     """Run ``loads`` on blue, call ``trigger()`` (returns a marker label) after ``before_s``,
     keep the traffic going ``after_s`` more, drain, and gather the evidence.
 
@@ -65,7 +67,9 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     loads start (clients on other clusters), ``before_trigger`` just before the trigger (a
     fault), ``after_trigger`` two seconds after it (new clients through blue, a heal).
     ``blue_states``: a topic's state on blue taken by a hook, for when blue cannot say it at the
-    end (after a restart it answers HTTP 500 for a migrated topic, docs/findings.md F-188-10)."""
+    end (after a restart it answers HTTP 500 for a migrated topic, docs/findings.md F-188-10).
+    ``until_blue_read``: after ``after_s``, keep sending (for at most that many seconds more) until
+    every subscription started on blue has read all blue stored, then ``SWITCH_MARGIN_S`` more."""
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     line = timeline.Timeline()
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
@@ -82,6 +86,8 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
                 time.sleep(2.0)
                 line.hook(after_trigger, traffic)
             time.sleep(after_s)
+            if until_blue_read:
+                line.say(_keep_sending_until_blue_read(traffic, blue, loads, until_blue_read))
             line.mark("producers stop")
             line.say("producers stopped; consumers draining")
             traffic.stop(drain_seconds=drain_seconds)
@@ -97,6 +103,38 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
     outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, line.markers)
     outcome.save()
     return outcome
+
+
+SWITCH_MARGIN_S = 4.0
+
+
+def _keep_sending_until_blue_read(traffic: Traffic, blue, loads: list[TopicLoad], limit_s: float) -> str:
+    """A slow consumer that finishes blue's backlog only after the producers stopped reaches green
+    when nothing more is written there: a Latest subscription then reads nothing from green, and
+    its switch is never observed (unknown, however the product behaved). So the producers go on
+    until each subscription has read as many messages as blue stored (producers send unbatched:
+    an entry is a message), and a margin for the redirect after that."""
+    started = time.monotonic()
+
+    def behind() -> list[str]:
+        late = []
+        for load in loads:
+            stored = observe.topic_state(blue, load.topic)
+            if stored.error is not None or stored.state != "Terminated":
+                late.append(f"{load.topic} not terminated on blue")
+                continue
+            for sub in load.subs:
+                read = sum(h.received for h in traffic.handles if h.topic == load.topic
+                           and h.subscription == sub.name and h.kind == "consumer" and h.cluster == blue.name)
+                if read < (stored.entries or 0):
+                    late.append(f"{sub.name} read {read} of blue's {stored.entries}")
+        return late
+
+    if not wait_until(lambda: not behind(), timeout=limit_s, interval=0.5):
+        return f"producers stop although, {limit_s:.0f} s later, {'; '.join(behind())}"
+    time.sleep(SWITCH_MARGIN_S)
+    return (f"every subscription read what blue stored; producers went on "
+            f"{time.monotonic() - started:.1f} s longer for the consumers to reach green")
 
 
 def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int,

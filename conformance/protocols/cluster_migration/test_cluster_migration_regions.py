@@ -73,8 +73,10 @@ def test_without_auto_resource_creation(regions, certify_run, request):
         blue.admin().migrate_namespace(NOAUTO)
         return f"namespace {NOAUTO} migrated (automatic resource creation off)"
 
+    # the slow subscriptions must reach green while it still gets messages (a Latest one created there
+    # later reads nothing, and its switch would go unobserved)
     out = scenario.run(deployment, certify_run.directory("captures", "no-auto-create"), [load], trigger,
-                       seed=certify_run.seed, after_s=8.0)
+                       seed=certify_run.seed, after_s=8.0, until_blue_read=30.0)
     rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "no-auto-create"
     judge_topics(rec, out, [load.topic], prefix)
