@@ -117,7 +117,17 @@ public class Harness {
         out.flush();
     }
 
-    public static void main(String[] argv) throws Exception {
+    public static void main(String[] argv) {
+        try {
+            run(argv);
+        } catch (Throwable e) {
+            // the client's own threads would keep a failed harness alive: say why and go
+            say("error " + e);
+            Runtime.getRuntime().halt(5);
+        }
+    }
+
+    static void run(String[] argv) throws Exception {
         Map<String, String> a = new HashMap<>();
         for (String arg : argv) {
             int eq = arg.indexOf('=');
@@ -177,6 +187,8 @@ public class Harness {
             }
         }, 200, 200, TimeUnit.MILLISECONDS);
 
+        // a lookup that cannot connect is retried past the operation timeout: bound the start
+        long startSeconds = Long.parseLong(a.getOrDefault("start_seconds", "30"));
         String topic = a.get("topic");
         String producerName = a.get("producer");
         String consumerName = a.get("consumer");
@@ -187,13 +199,15 @@ public class Harness {
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                 .consumerName(consumerName)
                 .receiverQueueSize(50)
-                .subscribe();
+                .subscribeAsync()
+                .get(startSeconds, TimeUnit.SECONDS);
         Producer<byte[]> producer = client.newProducer()
                 .topic(topic)
                 .enableBatching(false)
                 .blockIfQueueFull(true)
                 .sendTimeout(Integer.parseInt(a.getOrDefault("send_timeout_ms", "15000")), TimeUnit.MILLISECONDS)
-                .create();
+                .createAsync()
+                .get(startSeconds, TimeUnit.SECONDS);
 
         AtomicBoolean stopSending = new AtomicBoolean();
         AtomicBoolean stopReceiving = new AtomicBoolean();

@@ -135,6 +135,7 @@ class JavaFailoverClient:
     controlled: bool = False
     rate: float = 50.0
     drain_seconds: float = 45.0
+    start_seconds: int = 30  # to create the producer and the consumer
     version: str = ""
     attached: list[Attachment] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
@@ -148,6 +149,7 @@ class JavaFailoverClient:
         self.provider = UrlProvider(self.urls[self.config.primary]) if self.controlled else None
         self._changed = threading.Condition()
         self.proc = None
+        self.ended = False
 
     @property
     def events_path(self) -> Path:
@@ -169,7 +171,7 @@ class JavaFailoverClient:
                 "failover_delay_ms": c.failover_delay_ms, "switch_back_delay_ms": c.switch_back_delay_ms,
                 "provider": self.provider.url if self.provider else "", "topic": self.topic, "subscription": "reader",
                 "producer": "p-writer", "consumer": "c-reader", "rate": self.rate, "events": self.events_path,
-                "drain_ms": int(self.drain_seconds * 1000), "max_seconds": 600}
+                "drain_ms": int(self.drain_seconds * 1000), "start_seconds": self.start_seconds, "max_seconds": 600}
         argfile = jvm.classpath_argfile(self.run_dir, classpath.text)
         command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                    f"-Dlog4j.configurationFile={log4j}", f"@{argfile}", str(HARNESS),
@@ -178,11 +180,12 @@ class JavaFailoverClient:
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
         stderr.close()
         threading.Thread(target=self._read, name="java-harness", daemon=True).start()
-        if not self._wait(lambda: any(line.startswith("ready") for line in self.lines) or self.proc.poll() is not None,
-                          READY_TIMEOUT_S) or self.proc.poll() is not None:
+        if not self._wait(lambda: any(line.startswith("ready") for line in self.lines) or self.ended,
+                          READY_TIMEOUT_S) or self.ended:
             self.kill()
+            said = next((line for line in self.lines if line.startswith("error ")), "")
             tail = (self.run_dir / "java-stderr.txt").read_text()[-1500:]
-            raise RuntimeError(f"the Java harness did not start (exit {self.proc.returncode}): {tail}")
+            raise RuntimeError(f"the Java harness did not start (exit {self.proc.returncode}): {said or tail}")
 
     def _read(self) -> None:
         for line in self.proc.stdout:
@@ -193,6 +196,9 @@ class JavaFailoverClient:
                     _, at, url = line.split(" ", 2)
                     self.attached.append(Attachment(int(at), self.by_url.get(url, url)))
                 self._changed.notify_all()
+        with self._changed:
+            self.ended = True  # stdout closed: the JVM has gone or is going
+            self._changed.notify_all()
 
     def _wait(self, ready, timeout: float) -> bool:
         with self._changed:

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import pytest
 
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
-from . import scenario
+from . import scenario, trace
 from .checks import CHECKS
 from .client import FailoverConfig
 from .test_client_failover import after, record_common, switch_figures, topic_for
@@ -64,6 +65,17 @@ def _delay_text(out, down, away) -> tuple[str, dict]:
     return (f"{text}; the client logged {len(probes)} failed probe(s) of {down.cluster} before it switched, the "
             f"last {figures['switch_after_first_failed_probe_s']} s after the first (a {JAVA.failover_delay_ms} ms "
             f"delay at {JAVA.interval_ms} ms checks is {need} probes, {(need - 1) * JAVA.interval_ms / 1000} s)"), figures
+
+
+def _as_probe_counter(out, until) -> str:
+    """The same observations up to ``until``, judged as a client that counts consecutive failed
+    probes of the cluster it is on (the spec's cpp variant with the Java delays' probe counts):
+    a stale failure shows as a failover that client could not have made."""
+    counter = replace(JAVA, variant="cpp", failover_threshold=probes_for(JAVA.failover_delay_ms),
+                      switch_back_threshold=probes_for(JAVA.switch_back_delay_ms))
+    seen = trace.validate_events([e for e in out.events if e.at_ns <= until.at_ns], counter, out.start_ns)
+    return ("a client counting consecutive failed probes (" + str(counter.failover_threshold) + ") "
+            + ("could have done the same" if seen.ok else f"could not: {seen.problem}"))
 
 
 def test_java_failover_and_switch_back(clusters, certify_run, request):
@@ -161,6 +173,7 @@ def test_java_stale_failure_and_dead_secondary(clusters, certify_run, request):
         rec(f"{prefix}/waited-for-delay", None, f"the stale-failure set-up was not reached: {why}")
     else:
         text, figures = _delay_text(out, second_down, again)
+        text += "; " + _as_probe_counter(out, again)
         text = (f"s1 died {round((back.at_ns - s1_down.at_ns) / S, 3)} s before the switch-back (its first failed "
                 f"probe {round((back.at_ns - s1_failed[0]) / S, 3)} s before it); the primary died "
                 f"{round((second_down.at_ns - back.at_ns) / S, 3)} s after the switch-back; {text}")

@@ -1,0 +1,102 @@
+"""The Java client's harness (conformance/protocols/client_failover/java_client.py, Harness.java)
+without brokers: a release Maven cannot resolve is refused with the fix and leaves no JVM; the
+JVM's event lines become capture rows of the contract; its log gives the failed probes; a harness
+that cannot reach its cluster ends, and no JVM is left behind."""
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from types import SimpleNamespace
+
+import psutil
+import pytest
+
+from pulsar_conformance.conformance.harness import evidence
+from pulsar_conformance.conformance.protocols.client_failover import java_client
+from pulsar_conformance.conformance.protocols.client_failover.client import FailoverConfig
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures.capture import Capture
+
+JAVA = FailoverConfig("primary", ("s1", "s2"), interval_ms=500, variant="java", failover_delay_ms=2800,
+                      switch_back_delay_ms=5000)
+URLS = {"primary": "pulsar://127.0.0.1:23019", "s1": "pulsar://127.0.0.1:23021", "s2": "pulsar://127.0.0.1:23023"}
+TOPIC = "persistent://pf/java/orders"
+
+
+def deployment(urls=URLS):
+    return SimpleNamespace(clusters={name: SimpleNamespace(service_url=url) for name, url in urls.items()},
+                           record={"pulsar_version": "4.2.4"})
+
+
+def jvms() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True) if "java" in p.name()}
+
+
+def test_a_java_client_maven_cannot_resolve_is_refused_with_the_fix_and_no_jvm_left():
+    with pytest.raises(UsageError) as refused:
+        java_client.resolve("4.2.99")
+    assert refused.value.problem == ("Java client 4.2.99 (org.apache.pulsar:pulsar-client-original) is not on "
+                                     "Maven Central"), refused.value.problem
+    assert "--java-client-version" in refused.value.fix and "\n" not in refused.value.problem
+    assert not jvms()
+    with pytest.raises(UsageError) as malformed:
+        java_client.resolve("4.2")
+    assert "Java client version" in malformed.value.problem and "--java-client-version" in malformed.value.fix
+
+
+def test_the_default_java_client_is_the_deployments_pulsar_release(monkeypatch):
+    monkeypatch.delenv(java_client.VERSION_ENV, raising=False)
+    assert java_client.wanted_version(deployment()) == "4.2.4"
+    monkeypatch.setenv(java_client.VERSION_ENV, "4.0.9")
+    assert java_client.wanted_version(deployment()) == "4.0.9"
+
+
+# lines as Harness.java wrote them (Java client 4.2.4, scenario java-kill-primary), and one it
+# never writes as a capture row
+EVENTS = [
+    {"ts_ns": 1795526782621299514, "kind": "send_ok", "client": "p-writer", "url": URLS["primary"],
+     "uid": "p-writer/1", "key": "k0", "msg_id": "5:0:-1:-1", "redelivery_count": None, "error": None},
+    {"ts_ns": 1795526782627888041, "kind": "receive", "client": "c-reader", "url": URLS["primary"],
+     "uid": "p-writer/1", "key": "k0", "msg_id": "5:0:-1:-1", "redelivery_count": 0, "error": None},
+    {"ts_ns": 1795526782629676138, "kind": "ack", "client": "c-reader", "url": URLS["primary"],
+     "uid": "p-writer/1", "key": "k0", "msg_id": "5:0:-1:-1", "redelivery_count": None, "error": None},
+    {"ts_ns": 1795526786001000000, "kind": "send_unknown", "client": "p-writer", "url": URLS["primary"],
+     "uid": "p-writer/2", "key": "k1", "msg_id": None, "redelivery_count": None,
+     "error": "org.apache.pulsar.client.api.PulsarClientException$TimeoutException: send timed out"},
+    {"ts_ns": 1795526786002000000, "kind": "consumer_error", "client": "c-reader", "url": URLS["s1"],
+     "uid": None, "key": None, "msg_id": None, "redelivery_count": None, "error": "AlreadyClosed"},
+]
+LOG = """1795526785988 WARN AutoClusterFailover [pulsar-service-provider-1-1] Failed to probe available, url: pulsar://127.0.0.1:23019 Connection refused
+1795526786010 WARN ConnectionPool [pulsar-client-io-2-1] Failed to open connection to 127.0.0.1/<unresolved>:23019
+1795526786486 WARN AutoClusterFailover [pulsar-service-provider-1-1] Failed to probe available, url: pulsar://127.0.0.1:23021 Connection refused
+"""
+
+
+def test_the_java_events_become_capture_rows_and_its_log_the_failed_probes(tmp_path):
+    client = java_client.JavaFailoverClient(deployment(), JAVA, tmp_path / "run", TOPIC)
+    client.run_dir.mkdir()
+    client.events_path.write_text("".join(json.dumps(e) + "\n" for e in EVENTS))
+    client.log_path.write_text(LOG)
+    with Capture(client.run_dir) as capture:
+        errors = client.copy_into(capture)
+    assert errors == [EVENTS[3]["error"], "consumer_error: AlreadyClosed"]
+    rows = evidence.rows(evidence.read_capture(client.run_dir))
+    assert [(r["kind"], r["cluster"], r["producer"], r["seq"], r["subscription"]) for r in rows] == [
+        ("send_ok", "primary", "p-writer", 1, None), ("receive", "primary", "p-writer", 1, "reader"),
+        ("ack", "primary", "p-writer", 1, "reader"), ("send_unknown", "primary", "p-writer", 2, None)]
+    assert rows[1]["redelivery_count"] == 0 and rows[0]["redelivery_count"] is None
+    assert {r["topic"] for r in rows} == {TOPIC}
+    assert client.failed_probes() == [(1795526785988_000_000, "primary"), (1795526786486_000_000, "s1")]
+
+
+def test_a_harness_that_cannot_reach_its_cluster_ends_and_leaves_no_jvm(tmp_path):
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    urls = {name: f"pulsar://127.0.0.1:{port}" for name in URLS}
+    client = java_client.JavaFailoverClient(deployment(urls), JAVA, Path(tmp_path) / "run", TOPIC, start_seconds=3)
+    with pytest.raises(RuntimeError, match="did not start.*TimeoutException"):
+        client.start()
+    assert client.proc.returncode is not None
+    assert not jvms()
