@@ -51,8 +51,9 @@ delivered AS (
 ),
 must_see AS (SELECT * FROM (VALUES {must_see}) AS m(topic, subscription) WHERE topic IS NOT NULL),
 firsts AS (
+  -- a uid never sent has no producer order (docs/spark-checks.md): it stays out of the ordering check
   SELECT topic, subscription, f.client AS client, f.producer AS producer, f.key AS key, uid, f.seq AS seq,
-         f.ts AS ts_ns FROM delivered
+         f.ts AS ts_ns FROM delivered WHERE uid_sent
 ),
 late AS (
   SELECT *, max(seq) OVER (PARTITION BY topic, subscription, client, producer, key ORDER BY ts_ns, seq

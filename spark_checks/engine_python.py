@@ -54,7 +54,9 @@ def run_checks(capture: CaptureInput) -> dict:
     for (topic, sub, uid), rows in deliveries.items():
         rows.sort(key=lambda r: (r[0], r[1]))
         ts0, _, client0, producer0, seq0, key0 = rows[0]
-        first_deliveries.append((topic, sub, client0, producer0, key0, ts0, seq0, uid))
+        sent = uid in sent_ok or uid in failed_kinds
+        if sent:  # a uid never sent has no producer order (docs/spark-checks.md)
+            first_deliveries.append((topic, sub, client0, producer0, key0, ts0, seq0, uid))
         ack = first_ack.get((topic, sub, uid))
         base = {"topic": topic, "subscription": sub, "uid": uid, "producer": producer0, "seq": seq0}
         unexplained = sum(1 for r in rows[1:] if r[1] == 0 and (ack is None or r[0] <= ack))
@@ -68,7 +70,7 @@ def run_checks(capture: CaptureInput) -> dict:
                                                      {**base, "acked_ts_ns": ack, "after_ack": len(after),
                                                       "last_ts_ns": max(after)}))
         if uid not in sent_ok:
-            if uid in failed_kinds:
+            if sent:
                 kind = "send_unknown" if "send_unknown" in failed_kinds[uid] else "send_err"
                 found[RECOVERED].append(((ts0, uid), {**base, "send_kind": kind, "first_ts_ns": ts0}))
             else:

@@ -11,6 +11,7 @@ import os
 import sys
 
 LOCAL = "local[*]"
+LOOPBACK = "127.0.0.1"
 
 
 @contextlib.contextmanager
@@ -31,6 +32,11 @@ def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance ch
                   shuffle_partitions: int | None = None):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if master.startswith("local"):
+        # Servers listen on loopback only on this machine. bindAddress and host cover the
+        # driver's ports; the JVM's own address lookup (the "resolves to a loopback address ...
+        # using <eth0 address> instead" warning, and the block manager) reads SPARK_LOCAL_IP.
+        os.environ["SPARK_LOCAL_IP"] = LOOPBACK
     from pyspark.sql import SparkSession
 
     builder = (
@@ -38,8 +44,8 @@ def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance ch
         .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", LOOPBACK)
+        .config("spark.driver.bindAddress", LOOPBACK)
         .config("spark.driver.memory", os.environ.get("PULSAR_CONFORMANCE_SPARK_DRIVER_MEMORY", "4g"))
         # Few, large partitions: the work is a couple of shuffles over narrow rows, and
         # per-task overhead dominates on the small machines this runs on.

@@ -43,3 +43,6 @@ def test_cli_prints_one_json_document_and_exits_1(anomalous):
     assert result.returncode == 1, result.stderr[-2000:]
     assert verdict["valid"] is False and verdict["engine"] == "spark"
     assert {c: verdict["anomalies"][c]["count"] for c in CLASSES} == truth(anomalous)["counts"]
+    # Local mode binds to loopback: Spark no longer picks the address of an outside interface.
+    assert "resolves to a loopback address" not in result.stderr
+
