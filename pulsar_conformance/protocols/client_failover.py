@@ -6,7 +6,9 @@ PROTOCOL = Protocol(
     source="https://github.com/apache/pulsar/blob/master/pip/pip-121.md",
     marker="client_failover",
     profile="PIP-121 client cluster failover on a primary and two secondaries with the Python client (kill, "
-            "restart, pause, a secondary dying, a provider), plus the spec's variants and mutants",
+            "restart, pause, a secondary dying, a provider) and the Java client (AutoClusterFailover: kill and "
+            "switch-back, a stale failure, a dead secondary; ControlledClusterFailover with an HTTP URL provider), "
+            "plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.client_failover:ClientFailover",
     checks="pulsar_conformance.conformance.protocols.client_failover.checks:CHECKS",
     ci=(SpecBudget("cpp", depth=12, examples=150), SpecBudget("java", depth=12, examples=150),

@@ -1,5 +1,5 @@
 """``certify --profile client-failover`` on the default deployment: every requirement the profile
-declares gets a verdict from the real Python client on real clusters (issue 14).
+declares gets a verdict from the real Python and Java clients on real clusters (issue 14).
 
 The spec checks and mutants of the profile are the spec env's job; this run narrows the profile
 to its live scenarios, as the PIP-188 client-teeth runs do."""
@@ -31,3 +31,13 @@ def test_every_declared_requirement_gets_a_verdict_from_real_clients(tmp_path):
     # each switch's figures are in the evidence: a diff between releases explains itself
     assert any("s later (the spec needs 3 checks" in e for e in rows["PIP121-R01"]["evidence"])
     assert (out / "captures" / "failover-switch-back" / "failover.json").exists()
+    # the Java client (pulsar-client-original of the deployment's release, 4.2.4) judged beside it:
+    # its delay is a probe count (F-121-3), a failure seen on a secondary cuts its next failover
+    # short (F-121-1: R04 fails), it stays on a dead secondary (F-121-2: R08, a SHOULD, fails)
+    assert any("failed probe(s) of primary before it switched" in e and "is 7 probes" in e
+               for e in rows["PIP121-R04"]["evidence"]), rows["PIP121-R04"]["evidence"]
+    assert rows["PIP121-R04"]["verdict"] == "fail", rows["PIP121-R04"]["evidence"]
+    assert any("stayed on the dead s2" in e for e in rows["PIP121-R08"]["evidence"]), rows["PIP121-R08"]["evidence"]
+    assert any("ControlledClusterFailover followed" in e for e in rows["PIP121-R05"]["evidence"])
+    java = json.loads((out / "captures" / "java-stale-failure" / "failover.json").read_text())
+    assert java["java"]["version"] == "4.2.4" and java["java"]["failed_probes"] and java["trace"]["ok"]
