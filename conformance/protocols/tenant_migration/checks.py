@@ -15,5 +15,9 @@ CHECKS = Checks(
               "every message A had not acknowledged is delivered on B after the switch"),
         Check("tenant-migration/<scenario>/duplicates-after-switch", ("TM-R04",),
               "B delivers again nothing A had acknowledged (the measured duplicates, split by cause)"),
+        Check("tenant-migration/<scenario>/duplicates-within-spec-bound", ("TM-R04",),
+              "what B delivers again is at most what A acknowledged past B's markDeletePosition (the spec's bound)"),
+        Check("tenant-migration/<scenario>/markdelete-within-replicated", ("TM-R03",),
+              "B's markDeletePosition never passes the last entry B has"),
     ),
 )

@@ -20,7 +20,7 @@ def position(text: str | None) -> tuple[int, int] | None:
 class Figures:
     sent: int
     acked_on_a: int
-    holes: int  # delivered on A, never acknowledged there
+    holes: int  # never acknowledged on A (delivered there or, a delayed message, not yet)
     delivered_on_b: int
     unacked_missing_on_b: int  # a hole B never delivered: skipped, lost to the application
     duplicates: int  # delivered on B although A had acknowledged them
@@ -28,18 +28,32 @@ class Figures:
     snapshot_lag: int  # ... of which at or before A's markDeletePosition (B's lagged: problems 2-3)
     a_markdelete: str | None
     b_markdelete: str | None
-    b_followed_s: float | None = None  # after the last ack on A, until B's markDeletePosition settled
+    b_followed_s: float | None = None  # after the last ack on A (or the link's release), until B's settled
+    # the spec's bound (markdelete-only's switch): every message A acknowledged that B stored past its
+    # markDeletePosition comes again, and nothing else; None without B's positions
+    spec_bound: int | None = None
+    below_b_markdelete: int = 0  # delivered on B although stored at or before B's markDeletePosition
+    b_replicated_s: float | None = None  # after A's link to B was released, until B had every entry
 
     def text(self) -> str:
         return (f"{self.sent} sent, {self.acked_on_a} acknowledged on A, {self.holes} holes left; after the switch B "
                 f"delivered {self.delivered_on_b}: {self.duplicates} of them acknowledged on A before "
                 f"({self.past_a_markdelete} past A's markDeletePosition {self.a_markdelete}: ack holes; "
                 f"{self.snapshot_lag} before it: B's markDeletePosition {self.b_markdelete} lagged), "
-                f"{self.unacked_missing_on_b} unacknowledged messages never delivered on B; B's markDeletePosition "
-                f"settled {self.b_followed_s} s after the last ack on A")
+                f"{self.unacked_missing_on_b} unacknowledged messages never delivered on B; "
+                + ("B's markDeletePosition never moved while polled" if self.b_followed_s is None else
+                   f"B's markDeletePosition settled {self.b_followed_s} s after the last ack on A (or the link's release)")
+                + ("" if self.b_replicated_s is None else
+                   f"; B had every entry {self.b_replicated_s} s after the link's release")
+                + "; the spec "
+                f"(markdelete-only) bounds the duplicates by {self.spec_bound}: what A acknowledged past B's "
+                f"markDeletePosition"
+                + (f"; {self.below_b_markdelete} delivered from at or before it" if self.below_b_markdelete else ""))
 
 
-def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict) -> Figures:
+def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict,
+            b_positions: dict[str, str] | None = None) -> Figures:
+    """``b_positions``: uid -> where B stored it (a reader's view of B), for the spec's bound."""
     sent = {r["uid"] for r in evidence.rows(columns, kind="send_ok", topic=topic)}
     on_a = {r["uid"]: r for r in evidence.rows(columns, kind="receive", topic=topic, cluster="blue")}
     acked = {r["uid"] for r in evidence.rows(columns, kind="ack", topic=topic, cluster="blue")}
@@ -47,10 +61,34 @@ def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict) -> Figure
     a_md = position(a_cursor.get("markDeletePosition"))
     again = on_b & acked
     past = {u for u in again if a_md is not None and (position(on_a[u]["msg_id"]) or (0, 0)) > a_md}
-    holes = set(on_a) - acked
+    holes = sent - acked
+    b_md = position(b_cursor.get("markDeletePosition"))
+    bound, below = None, 0
+    if b_positions and b_md is not None:
+        where = {u: position(p) for u, p in b_positions.items()}
+        bound = sum(1 for u in acked if where.get(u) is not None and where[u] > b_md)
+        below = sum(1 for u in on_b if where.get(u) is not None and where[u] <= b_md)
     return Figures(len(sent), len(acked), len(holes), len(on_b), len((sent - acked) - on_b), len(again),
                    len(past), len(again - past), a_cursor.get("markDeletePosition"), b_cursor.get("markDeletePosition"),
-                   b_cursor.get("followed_s"))
+                   b_cursor.get("followed_s"), bound, below, b_cursor.get("replicated_s"))
+
+
+def markdelete_within_replicated(progress: list[dict]) -> tuple[bool | None, str]:
+    """TM-R03 from B's side: at every poll, B's markDeletePosition is at or before the last entry B
+    has (a snapshot maps only positions B replicated). Polls where B had nothing judge nothing."""
+    seen = [(p["ts_ns"], position(p.get("b")), position(p.get("b_has"))) for p in progress]
+    judged = [(t, md, has) for t, md, has in seen if md is not None and has is not None]
+    if not judged:
+        return None, f"B's cursor and last entry were never both read ({len(progress)} polls)"
+    past = [(t, md, has) for t, md, has in judged if md > has]
+    if past:
+        t, md, has = past[0]
+        return False, (f"B's markDeletePosition {md[0]}:{md[1]} passed the last entry B had, {has[0]}:{has[1]}, "
+                       f"in {len(past)} of {len(judged)} polls")
+    first, last = judged[0], judged[-1]
+    return True, (f"in {len(judged)} polls B's markDeletePosition stayed at or before what B had "
+                  f"(first {first[1][0]}:{first[1][1]} of {first[2][0]}:{first[2][1]}, "
+                  f"last {last[1][0]}:{last[1][1]} of {last[2][0]}:{last[2][1]})")
 
 
 def judge(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:
@@ -65,4 +103,7 @@ def judge(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:
     rows.append(("unacked-delivered-on-b", (f.unacked_missing_on_b == 0) if exercised else None, f.text()))
     rows.append(("duplicates-after-switch", (f.duplicates == 0) if f.delivered_on_b or f.acked_on_a else None,
                  f.text()))
+    # the measured duplicates against what the spec's model of Pulsar allows for this run
+    within = None if f.spec_bound is None else (f.duplicates <= f.spec_bound and f.below_b_markdelete == 0)
+    rows.append(("duplicates-within-spec-bound", within, f.text()))
     return rows

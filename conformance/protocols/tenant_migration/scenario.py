@@ -6,16 +6,25 @@ Steps of the blog's migration: metadata and replication are in place (a namespac
 between blue = A and green = B); progress is synced by Pulsar's replicated subscriptions (the
 subscription is created with replicateSubscriptionState on both sides before any message); the
 switch closes the consumer on A and subscribes on B; A is not retired here (its data stays for the
-evidence)."""
+evidence).
+
+Two of the blog's three problems are scenarios of their own: a backlog on B while snapshots are
+requested (A's replicator held by a one-way cut until after the last ack, then released) and a
+delayed message (the blog's day-long hole, scaled down to seconds: delivered neither on A before the
+switch nor on B before it is due). After B is drained, a reader on B lists where B stored each
+message, so the spec's bound on the duplicates (every message A acknowledged that lies past B's
+markDeletePosition, and nothing else) can be computed for the same run."""
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.fixtures.capture.schema import format_msg_id
 
 from ...harness import evidence, timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
@@ -33,6 +42,11 @@ class Plan:
     sub_type: str = "Shared"  # Shared | KeyShared
     settle_s: float = 8.0  # for cursor snapshots (every second by default) and the markDelete sync
     skip_on_b: int = 0  # a broken run: skip this many messages on B before the switch (a loss)
+    hold_link_s: float = 0.0  # A -> B held from before the first message until this long after the last ack on A
+    delayed: tuple[int, ...] = ()  # these messages are sent with deliver_after ``delay_s`` (a hole on A ...)
+    delay_s: float = 0.0  # ... that lasts past the switch: B must deliver them once due
+    # settle_s is then at most: polls end once B's markDeletePosition moved and held still 3 s
+    settle_until_moved: bool = False
 
 
 @dataclass
@@ -47,17 +61,21 @@ class Outcome:
     a_cursor: dict
     b_cursor: dict
     figures: judge.Figures
+    progress: list[dict]
 
 
 def _cursor(cluster, topic: str) -> dict:
     stats = cluster.admin().get_or_refusal(cluster.admin().topic_path(topic) + "/internalStats")
     cursor = (stats.get("cursors") or {}).get(SUBSCRIPTION) or {}
     return {k: cursor.get(k) for k in ("markDeletePosition", "individuallyDeletedMessages", "readPosition")} | (
-        {"error": stats["error"]} if "error" in stats else {})
+        {"lastConfirmedEntry": stats.get("lastConfirmedEntry")}) | ({"error": stats["error"]} if "error" in stats else {})
 
 
 def _settled_after(series: list[dict], side: str, final, since_ns: int) -> float | None:
-    """Seconds from ``since_ns`` until ``side``'s position reached ``final`` and stayed (None: never seen)."""
+    """Seconds from ``since_ns`` until ``side``'s position reached ``final`` and stayed (None: never
+    seen, or never moved: a position held from the first poll followed nothing)."""
+    if series and all(point[side] == final for point in series):
+        return None
     at = None
     for point in series:
         if point[side] == final:
@@ -82,30 +100,46 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             # the replicated subscription exists on B too before any message, as the migration sets it up
             within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
             producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
-            line.say(f"publishing {plan.messages} messages on A; acknowledging all but every {plan.hole_every}th")
+            if plan.hold_link_s:
+                deployment.cut("blue", "green", one_way=True)
+                line.mark("A -> B held: B gets a backlog, snapshot requests wait behind it")
+            holes = (f"all but every {plan.hole_every}th from message {plan.holes_from} on"
+                     if plan.holes_from <= plan.messages else "all")
+            line.say(f"publishing {plan.messages} messages on A; acknowledging {holes}"
+                     + (f"; messages {list(plan.delayed)} delivered {plan.delay_s:.0f} s late" if plan.delayed else ""))
             began = time.monotonic()
             for seq in range(1, plan.messages + 1):
-                producer.send(b"m" * 64, key=f"k{seq % 8}")
+                late = {"deliver_after": timedelta(seconds=plan.delay_s)} if seq in plan.delayed else {}
+                producer.send(b"m" * 64, key=f"k{seq % 8}", **late)
                 if plan.rate:
                     time.sleep(max(0.0, began + seq / plan.rate - time.monotonic()))
+            due_ns = time.time_ns() + int(plan.delay_s * 1e9)  # the last delayed message is due by then
             received = 0
-            while received < plan.messages:
+            while received < plan.messages - len(plan.delayed):
                 message = on_a.receive(10_000)
                 received += 1
                 _, _, tail = message.properties().get("uid", "").rpartition("/")
                 seq = int(tail) if tail.isdigit() else 0
                 if not (seq >= plan.holes_from and seq % plan.hole_every == 0):
                     on_a.acknowledge(message)
-            acked_ns = line.mark(f"A: {plan.messages} delivered, the holes left unacknowledged")
-            # both markDeletePositions over the settle time: how long B's takes to follow A's
+            acked_ns = line.mark(f"A: {received} delivered, the holes left unacknowledged")
+            # both markDeletePositions, and what B has, over the hold and the settle time: how long
+            # B's takes to follow A's, and whether it ever passes what B has (TM-R03)
             progress_seen = []
-            while time.time_ns() - acked_ns < plan.settle_s * 1e9:
-                progress_seen.append({"ts_ns": time.time_ns(), "a": _cursor(a, topic).get("markDeletePosition"),
-                                      "b": _cursor(b, topic).get("markDeletePosition")})
-                time.sleep(0.5)
+            _poll(progress_seen, a, b, topic, until_ns=acked_ns + int(plan.hold_link_s * 1e9))
+            since_ns = acked_ns
+            if plan.hold_link_s:
+                deployment.heal("blue", "green", one_way=True)
+                since_ns = line.mark(f"A -> B released after {plan.hold_link_s:.0f} s")
+            released_at = len(progress_seen)
+            _poll(progress_seen, a, b, topic, until_ns=since_ns + int(plan.settle_s * 1e9),
+                  done=_moved_and_still if plan.settle_until_moved else None)
             a_cursor = _cursor(a, topic)
             b_cursor = _cursor(b, topic)
-            b_cursor["followed_s"] = _settled_after(progress_seen, "b", b_cursor.get("markDeletePosition"), acked_ns)
+            b_cursor["followed_s"] = _settled_after(progress_seen, "b", b_cursor.get("markDeletePosition"), since_ns)
+            if plan.hold_link_s:
+                b_cursor["replicated_s"] = _settled_after(progress_seen[released_at - 1:], "b_has",
+                                                          b_cursor.get("lastConfirmedEntry"), since_ns)
             line.mark(f"cursors: A markDelete {a_cursor.get('markDeletePosition')}, "
                       f"B markDelete {b_cursor.get('markDeletePosition')}")
             if plan.skip_on_b:
@@ -115,7 +149,8 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             line.mark("switch: the consumer moves to B")
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
             quiet_since = time.monotonic()
-            while time.monotonic() - quiet_since < 4.0:
+            # a delayed message comes when due, however quiet B was before (bounded: a lost one never comes)
+            while time.monotonic() - quiet_since < 4.0 or (plan.delayed and time.time_ns() < due_ns + 2e9):
                 try:
                     message = on_b.receive(500)
                 except pulsar.Timeout:
@@ -123,6 +158,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                 on_b.acknowledge(message)
                 quiet_since = time.monotonic()
             line.mark("B: drained")
+            b_positions = _stored_on(client_b, topic)
         finally:
             for label, client in (("A", client_a), ("B", client_b)):
                 try:
@@ -131,8 +167,42 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                     line.hung([hung.call])
     columns = evidence.read_capture(run_dir)
     verdict = timeline.spark_verdict(run_dir, columns, line)
-    f = judge.figures(columns, topic, a_cursor, b_cursor)
+    f = judge.figures(columns, topic, a_cursor, b_cursor, b_positions)
     line.say(f.text())
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
                                                  "progress": progress_seen, "figures": asdict(f)}, line.markers, verdict)
-    return Outcome(name, run_dir, topic, plan, columns, verdict, line.markers, a_cursor, b_cursor, f)
+    return Outcome(name, run_dir, topic, plan, columns, verdict, line.markers, a_cursor, b_cursor, f, progress_seen)
+
+
+def _poll(series: list[dict], a, b, topic: str, *, until_ns: int, done=None) -> None:
+    start = len(series)
+    while time.time_ns() < until_ns and not (done and done(series[start:])):
+        on_b = _cursor(b, topic)
+        series.append({"ts_ns": time.time_ns(), "a": _cursor(a, topic).get("markDeletePosition"),
+                       "b": on_b.get("markDeletePosition"), "b_has": on_b.get("lastConfirmedEntry")})
+        time.sleep(0.5)
+
+
+def _moved_and_still(series: list[dict], still_s: float = 3.0) -> bool:
+    """B's markDeletePosition left where the polls found it, and has not changed for ``still_s``."""
+    if not series or series[-1]["b"] == series[0]["b"]:
+        return False
+    still_since = len(series) - 1
+    while series[still_since - 1]["b"] == series[-1]["b"]:
+        still_since -= 1
+    return series[-1]["ts_ns"] - series[still_since]["ts_ns"] >= still_s * 1e9
+
+
+def _stored_on(client, topic: str) -> dict[str, str]:
+    """uid -> ``ledger:entry`` where B stored it, read by a reader (it moves no subscription)."""
+    reader = within(CLIENT_CALL_DEADLINE_S, "reader on B", lambda: client.create_reader(topic, pulsar.MessageId.earliest))
+    found = {}
+    try:
+        while True:
+            try:
+                message = within(CLIENT_CALL_DEADLINE_S, "read on B", lambda: reader.read_next(2000))
+            except pulsar.Timeout:
+                return found
+            found[message.properties().get("uid", "")] = format_msg_id(message.message_id())
+    finally:
+        within(CLIENT_CALL_DEADLINE_S, "close the reader on B", reader.close)

@@ -22,6 +22,8 @@ def _run(deployment, certify_run, request, name: str, plan: scenario.Plan):
     rec = Recorder(certify_run, request, out, CHECKS)
     for suffix, ok, said in judge.judge(out.figures, out.verdict):
         rec(f"tenant-migration/{name}/{suffix}", ok, said, **vars(out.figures))
+    ok, said = judge.markdelete_within_replicated(out.progress)
+    rec(f"tenant-migration/{name}/markdelete-within-replicated", ok, said)
     return rec
 
 
@@ -43,4 +45,23 @@ def test_switch_after_progress_synced(pulsar_deployment, certify_run, request):
     second: B's markDeletePosition follows A's to a snapshot, and only what lies past it comes again."""
     rec = _run(pulsar_deployment, certify_run, request, "synced-prefix",
                scenario.Plan(holes_from=151, rate=100.0, skip_on_b=SKIP_ON_B))
+    rec.finish()
+
+
+def test_switch_after_a_backlog_on_b(pulsar_deployment, certify_run, request):
+    """The blog's problem 2: A's replicator is held while the messages are published and acknowledged
+    (holes in the second half only), so B has a backlog when A requests its snapshots; once released,
+    how long B's markDeletePosition takes to follow, and whether it ever passes what B has (TM-R03)."""
+    rec = _run(pulsar_deployment, certify_run, request, "backlog-on-b",
+               scenario.Plan(messages=200, holes_from=101, rate=100.0, hold_link_s=6.0, settle_s=20.0,
+                             settle_until_moved=True))
+    rec.finish()
+
+
+def test_switch_with_a_delayed_message(pulsar_deployment, certify_run, request):
+    """The blog's day-long hole, scaled down: message 20 is delivered 25 s late, after the switch, so
+    A's markDeletePosition stays before it; everything acknowledged past it comes again on B, and B
+    must still deliver message 20 once it is due."""
+    rec = _run(pulsar_deployment, certify_run, request, "delayed-message",
+               scenario.Plan(messages=200, holes_from=10**6, rate=100.0, delayed=(20,), delay_s=25.0))
     rec.finish()

@@ -31,12 +31,13 @@ def test_duplicates_split_into_ack_holes_and_snapshot_lag():
     # acked 1, 2, 4, 5 (a hole at 3): A's markDelete 7:2; B's lagged at 7:1's counterpart
     f, v = _verdicts(_history([1, 2, 4, 5], [2, 3, 4, 5]), "7:2", "9:1")
     assert (f.holes, f.duplicates, f.past_a_markdelete, f.snapshot_lag, f.unacked_missing_on_b) == (1, 3, 2, 1, 0)
-    assert v == {"nothing-lost": True, "unacked-delivered-on-b": True, "duplicates-after-switch": False}
+    assert v == {"nothing-lost": True, "unacked-delivered-on-b": True, "duplicates-after-switch": False,
+                 "duplicates-within-spec-bound": None}  # no positions of B given: the bound is unknown
 
 
 def test_a_clean_switch_passes_and_a_switch_without_holes_leaves_r02_unknown():
     f, v = _verdicts(_history([1, 2, 4, 5], [3]), "7:2", "9:5")
-    assert f.duplicates == 0 and all(v.values())
+    assert f.duplicates == 0 and all(v[c] for c in ("nothing-lost", "unacked-delivered-on-b", "duplicates-after-switch"))
     # nothing left unacknowledged and nothing delivered on B: R02 was not exercised
     _, v = _verdicts(_history([1, 2, 3, 4, 5], []), "7:5", "9:5")
     assert v["unacked-delivered-on-b"] is None and v["duplicates-after-switch"] is True
@@ -54,3 +55,50 @@ def test_when_b_settled_is_the_first_time_it_reached_its_final_position_for_good
     series = [{"ts_ns": t * 10**9, "b": b} for t, b in [(1, "5:-1"), (2, "5:40"), (3, "5:-1"), (4, "5:80"), (5, "5:80")]]
     assert _settled_after(series, "b", "5:80", 0) == 4.0
     assert _settled_after(series, "b", "5:99", 0) is None
+
+
+def _bounded(acked_on_a, delivered_on_b, b_md, b_stored):
+    """B stored p/i at entry ``b_stored[i]`` of ledger 9; the bound needs those positions."""
+    columns = _history(acked_on_a, delivered_on_b)
+    positions = {f"p/{i}": f"9:{entry}:-1:-1" for i, entry in b_stored.items()}
+    f = judge.figures(columns, T, {"markDeletePosition": "7:2"}, {"markDeletePosition": b_md}, positions)
+    return f, {check: ok for check, ok, _ in judge.judge(f, CLEAN)}
+
+
+def test_the_duplicates_are_judged_against_the_spec_bound_of_the_same_run():
+    stored = {i: i for i in range(1, 6)}
+    # B's markDelete 9:1: acked 2, 4, 5 lie past it (bound 3); B delivers 2..5 again: 3 duplicates, within
+    f, v = _bounded([1, 2, 4, 5], [2, 3, 4, 5], "9:1", stored)
+    assert (f.spec_bound, f.duplicates, f.below_b_markdelete) == (3, 3, 0)
+    assert v["duplicates-within-spec-bound"] is True and v["duplicates-after-switch"] is False
+    # B delivers message 1, which it had marked deleted: more than the spec allows
+    f, v = _bounded([1, 2, 4, 5], [1, 2, 3, 4, 5], "9:1", stored)
+    assert f.below_b_markdelete == 1 and v["duplicates-within-spec-bound"] is False
+    # without B's positions the bound is unknown, never a pass
+    f, v = _verdicts(_history([1, 2, 4, 5], [2, 3, 4, 5]), "7:2", "9:1")
+    assert f.spec_bound is None and v["duplicates-within-spec-bound"] is None
+
+
+def test_b_markdelete_past_what_b_has_fails_tm_r03():
+    ok, said = judge.markdelete_within_replicated([{"ts_ns": 1, "b": "9:3", "b_has": "9:5"},
+                                                   {"ts_ns": 2, "b": "9:5", "b_has": "9:5"}])
+    assert ok is True, said
+    ok, said = judge.markdelete_within_replicated([{"ts_ns": 1, "b": "9:3", "b_has": "9:5"},
+                                                   {"ts_ns": 2, "b": "9:7", "b_has": "9:5"}])
+    assert ok is False and "passed the last entry B had, 9:5" in said
+    # B never answered: not reached, not a pass
+    assert judge.markdelete_within_replicated([{"ts_ns": 1, "b": None, "b_has": None}])[0] is None
+
+
+def test_polls_end_once_b_moved_and_held_still_and_a_position_never_left_followed_nothing():
+    from pulsar_conformance.conformance.protocols.tenant_migration.scenario import (
+        _moved_and_still,
+        _settled_after,
+    )
+
+    def series(*points):
+        return [{"ts_ns": int(t * 1e9), "b": b} for t, b in points]
+    assert not _moved_and_still(series((0, "5:-1"), (5, "5:-1")))  # never moved
+    assert not _moved_and_still(series((0, "5:-1"), (1, "5:40"), (2, "5:40")))  # moved, still for 1 s only
+    assert _moved_and_still(series((0, "5:-1"), (1, "5:40"), (2, "5:90"), (5, "5:90")))
+    assert _settled_after(series((0, "5:-1"), (5, "5:-1")), "b", "5:-1", 0) is None
