@@ -48,6 +48,19 @@ def test_spec_ci_fails_when_a_run_does_not_pass(monkeypatch, capsys):
     assert doc["status"] == "unknown" and [r["exit"] for r in doc["runs"]] == [2, 0]
 
 
+def test_spec_ci_runs_in_parallel_keeps_the_order_and_the_worst_status(monkeypatch, capsys):
+    """Two at a time: the summary lists the runs in their order, with each one's own exit code."""
+    from pulsar_conformance.spec import cli
+
+    monkeypatch.setattr(cli, "ci_commands", lambda only=None: [["list"], ["check", "no-such-spec"], ["list"]])
+    args = type("A", (), {"only": None, "dry_run": False, "json": True, "jobs": 2})()
+    assert cli.cmd_ci(args) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["exit"] for r in doc["runs"]] == [0, 2, 0] and doc["runs"][1]["command"].endswith("no-such-spec")
+    bad = subprocess.run([*CLI, "spec", "ci", "--jobs", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--jobs 1 or more" in bad.stderr
+
+
 def test_spec_ci_dry_run_lists_the_runs():
     done = subprocess.run([*CLI, "spec", "ci", "--dry-run", "--only", "policy-sync", "--json"],
                           capture_output=True, text=True)
