@@ -68,6 +68,11 @@ class Faults:
         self.deployment.resume(cluster)
         self.mark(f"{cluster} resumed")
 
+    def await_switch(self, cluster: str, timeout: float) -> int | None:
+        """Wait until the client moves to ``cluster`` after the last fault; when it did, or None.
+        (The Java client says so as it happens; a step can act on the switch at once.)"""
+        return self.client.wait_for_switch(cluster, self.events[-1].at_ns, timeout)
+
     def point_to(self, cluster: str) -> None:
         at = time.time_ns()
         self.client.point_to(cluster)

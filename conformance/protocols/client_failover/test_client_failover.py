@@ -35,11 +35,13 @@ def topic_for(deployment, name: str) -> str:
     return f"persistent://{ns}/orders"
 
 
-def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scenario.Outcome, Recorder]:
-    """Run the scenario; its outcome and the recorder of its checks."""
+def run_scenario(deployment, certify_run, request, name, steps, *, config: FailoverConfig = CONFIG,
+                 runner=scenario.run, **options) -> tuple[scenario.Outcome, Recorder]:
+    """Run the scenario (``runner``: the Python client's, or ``scenario.run_java``); its outcome and
+    the recorder of its checks."""
     try:
-        out = scenario.run(deployment, certify_run.directory("captures", name), name, CONFIG,
-                           topic_for(deployment, name), steps, seed=certify_run.seed, **options)
+        out = runner(deployment, certify_run.directory("captures", name), name, config,
+                     topic_for(deployment, name), steps, seed=certify_run.seed, **options)
     except NotImplementedError as error:  # a deployment that cannot inject the fault
         raise VerdictUnknown(f"{name}: {error}") from error
     return out, Recorder(certify_run, request, out, CHECKS)
@@ -91,7 +93,7 @@ def _switch_figures(out, fault, switch, bound_checks: int) -> tuple[str, dict]:
 
 
 def test_failover_and_switch_back(clusters, certify_run, request):
-    out, rec = _run(clusters, certify_run, request, "failover-switch-back", [
+    out, rec = run_scenario(clusters, certify_run, request, "failover-switch-back", [
         (3.0, lambda f: f.kill("primary")),
         (5.0, lambda f: f.start("primary")),
         (5.0, lambda f: None)])
@@ -112,7 +114,7 @@ def test_failover_and_switch_back(clusters, certify_run, request):
 
 
 def test_first_secondary_down(clusters, certify_run, request):
-    out, rec = _run(clusters, certify_run, request, "first-secondary-down", [
+    out, rec = run_scenario(clusters, certify_run, request, "first-secondary-down", [
         (2.0, lambda f: f.kill("s1")),
         (1.0, lambda f: f.kill("primary")),
         (4.0, lambda f: f.start("primary")),
@@ -129,7 +131,7 @@ def test_first_secondary_down(clusters, certify_run, request):
 
 
 def test_secondary_dies_in_use(clusters, certify_run, request):
-    out, rec = _run(clusters, certify_run, request, "secondary-dies", [
+    out, rec = run_scenario(clusters, certify_run, request, "secondary-dies", [
         (2.0, lambda f: f.kill("primary")),
         (3.0, lambda f: f.kill("s1")),
         (3.0, lambda f: f.start("primary")),
@@ -151,7 +153,7 @@ def test_secondary_dies_in_use(clusters, certify_run, request):
 
 
 def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request):
-    out, rec = _run(clusters, certify_run, request, "paused-primary", [
+    out, rec = run_scenario(clusters, certify_run, request, "paused-primary", [
         (2.0, lambda f: f.pause("primary")),
         (4.0, lambda f: f.resume("primary")),
         (3.0, lambda f: None)])
@@ -171,7 +173,7 @@ def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request)
 
 
 def test_provider_moves_the_client(clusters, certify_run, request):
-    out, rec = _run(clusters, certify_run, request, "provider", [
+    out, rec = run_scenario(clusters, certify_run, request, "provider", [
         (2.0, lambda f: f.point_to("s1")),
         (3.0, lambda f: f.point_to("primary")),
         (2.0, lambda f: None)], controlled=True)

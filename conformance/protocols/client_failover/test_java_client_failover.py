@@ -18,12 +18,9 @@ from dataclasses import replace
 
 import pytest
 
-from ...harness.recorder import Recorder
-from ...run import VerdictUnknown
 from . import scenario, trace
-from .checks import CHECKS
 from .client import FailoverConfig
-from .test_client_failover import after, record_common, switch_figures, topic_for
+from .test_client_failover import after, record_common, run_scenario, switch_figures
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -40,13 +37,9 @@ def probes_for(delay_ms: int, config: FailoverConfig = JAVA) -> int:
     return 1 + math.ceil(delay_ms / config.interval_ms)
 
 
-def _run(deployment, certify_run, request, name, config, steps, **options) -> tuple[scenario.Outcome, Recorder]:
-    try:
-        out = scenario.run_java(deployment, certify_run.directory("captures", name), name, config,
-                                topic_for(deployment, name), steps, seed=certify_run.seed, **options)
-    except NotImplementedError as error:  # a deployment that cannot inject the fault
-        raise VerdictUnknown(f"{name}: {error}") from error
-    return out, Recorder(certify_run, request, out, CHECKS)
+def _run(deployment, certify_run, request, name, config, steps, **options):
+    return run_scenario(deployment, certify_run, request, name, steps, config=config, runner=scenario.run_java,
+                        **options)
 
 
 def failed_probes(out, cluster: str, since_ns: int, until_ns: int) -> list[int]:
@@ -79,13 +72,10 @@ def _as_probe_counter(out, until) -> str:
 
 
 def test_java_failover_and_switch_back(clusters, certify_run, request):
-    def back_on_primary(f):
-        f.client.wait_for_switch("primary", f.events[-1].at_ns, 20)
-
     out, rec = _run(clusters, certify_run, request, "java-kill-primary", JAVA, [
         (3.0, lambda f: f.kill("primary")),
         (4.5, lambda f: f.start("primary")),
-        (0.0, back_on_primary),
+        (0.0, lambda f: f.await_switch("primary", 20)),
         (2.0, lambda f: None)])
     prefix = "client-failover/java-kill-primary"
     down = after(out, "down", "primary", 0)
@@ -140,22 +130,19 @@ def test_java_stale_failure_and_dead_secondary(clusters, certify_run, request):
         f.kill("s1")
 
     def kill_primary_on_switch_back(f):
-        marks["back"] = f.client.wait_for_switch("primary", f.events[-1].at_ns, 20) or 0
+        marks["back"] = f.await_switch("primary", 20) or 0
         f.kill("primary")
-
-    def wait_failover(f):
-        f.client.wait_for_switch("s2", f.events[-1].at_ns, 15)
 
     out, rec = _run(clusters, certify_run, request, "java-stale-failure", JAVA, [
         (2.0, lambda f: f.kill("primary")),
         (4.5, lambda f: f.start("primary")),
         (0.0, kill_s1_before_switch_back),
         (0.0, kill_primary_on_switch_back),
-        (0.0, wait_failover),
+        (0.0, lambda f: f.await_switch("s2", 15)),
         (0.5, lambda f: f.start("s1")),
         (0.0, lambda f: f.kill("s2")),
         ((JAVA.failover_delay_ms + 2500) / 1000, lambda f: f.start("primary")),
-        (0.0, lambda f: f.client.wait_for_switch("primary", f.events[-1].at_ns, 10)),
+        (0.0, lambda f: f.await_switch("primary", 10)),
         (0.0, lambda f: f.start("s2")),
         (2.0, lambda f: None)])
     prefix = "client-failover/java-stale-failure"
