@@ -2,7 +2,8 @@
 
 Rules (docs/certify.md):
 - a requirement's deployment verdict combines its deployment checks: any ``fail`` fails it,
-  else any ``unknown`` makes it unknown, else ``pass``; no deployment check in this run:
+  else any ``unknown`` makes it unknown, else ``pass``; ``not applicable`` only when every check
+  of it says the release lacks the feature (a verdict, with its reason); no deployment check in this run:
   ``not run`` (covered by the catalog, not by this profile) or ``uncovered`` (no check exists);
 - model checks are shown next to it and never make a requirement pass on the deployment;
 - the run fails if a MUST requirement or a suite test fails (a failed SHOULD or MAY is listed
@@ -17,7 +18,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ORDER = {"fail": 0, "unknown": 1, "pass": 2}
+# worst first; "not applicable" yields to any observed verdict of the same requirement
+ORDER = {"fail": 0, "unknown": 1, "pass": 2, "not applicable": 3}
 
 
 def combine(verdicts: list[str]) -> str:
@@ -79,7 +81,7 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
         reasons.append("a requirement's state was not reached (unknown)")
     verdicts = {r["id"]: r["verdict"] for r in rows if "id" in r}
     missing = [f"{rid} ({verdicts.get(rid, 'not in the catalog')})" for rid in declared
-               if rid not in excluded and verdicts.get(rid) not in ("pass", "fail", "unknown")]
+               if rid not in excluded and verdicts.get(rid) not in ORDER]
     if missing:
         reasons.append(f"requirement(s) this profile certifies got no verdict: {', '.join(missing)}")
     if tests.get("skipped") and not excluded:
@@ -90,7 +92,7 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
     if tests.get("timed_out"):
         reasons.append(f"{tests['timed_out']} scenario(s) stopped at the time limit: no verdict "
                        "(where each was stuck is its test's failure text)")
-    if not any(r["verdict"] in ("pass", "fail", "unknown") for r in rows):
+    if not any(r["verdict"] in ("pass", "fail", "unknown") for r in rows):  # not applicable everywhere: nothing seen
         reasons.append("no requirement was checked on the deployment")
     if not tests.get("total"):
         reasons.append("no test ran")
@@ -100,7 +102,9 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
         return "unknown", reasons + narrowed
     # RFC 2119: a SHOULD or MAY not met is a deviation the report lists, not a failed certification
     deviations = [r["id"] for r in rows if r["verdict"] == "fail"]
+    absent = [r["id"] for r in rows if r["verdict"] == "not applicable"]
+    lacking = [f"not applicable to this release: {', '.join(absent)}"] if absent else []
     if deviations:
-        return "pass", ["every checked MUST requirement passed", *narrowed,
+        return "pass", ["every checked MUST requirement passed", *narrowed, *lacking,
                         f"deviations (SHOULD/MAY not met): {', '.join(deviations)}"]
-    return "pass", ["every checked requirement passed", *narrowed]
+    return "pass", ["every checked requirement passed", *narrowed, *lacking]

@@ -25,6 +25,13 @@ class Recorder:
         self.rows.append(record(self.run, check=check, kind="deployment", requirements=judged,
                                 verdict=verdict_of(ok), evidence=evidence, test=self.test, details=details))
 
+    def not_applicable(self, check: str, reason: str, *, requirements: list[str] | None = None, **details) -> None:
+        """Record ``check`` as not applicable: the release lacks what it judges (``reason`` says how
+        the release showed it, e.g. the HTTP answer to the feature's endpoint)."""
+        judged = self.checks.requirements(check, requirements)
+        self.rows.append(record(self.run, check=check, kind="deployment", requirements=judged,
+                                verdict="not applicable", evidence=reason, test=self.test, details=details))
+
     def finish(self) -> None:
         """The test fails on a failed MUST; a failed SHOULD is a recorded deviation (RFC 2119)."""
         strength = {req.id: req.strength for req in catalog_requirements()}

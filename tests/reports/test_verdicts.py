@@ -18,6 +18,26 @@ def test_combine_is_three_valued():
     assert combine([]) == "unknown"  # no evidence is never a pass
 
 
+def test_not_applicable_is_a_verdict_only_where_the_release_lacks_the_feature_everywhere():
+    from pulsar_conformance.reports.verdicts import load_requirements
+
+    req = next(r for r in load_requirements() if r.id == "PIP188-R06")
+    check = {"check": "namespace-migration/x", "kind": "deployment", "requirements": ["PIP188-R06"], "evidence": "e"}
+    rows = requirement_rows([req], [check | {"verdict": "not applicable"}])
+    assert rows[0]["verdict"] == "not applicable"
+    # an observed verdict of the same requirement wins: a lacking scenario excuses no failure
+    rows = requirement_rows([req], [check | {"verdict": "not applicable"}, check | {"verdict": "fail"}])
+    assert rows[0]["verdict"] == "fail"
+    declared = ["X-R01", "X-R02"]
+    lacking = [{"id": "X-R01", "strength": "MUST", "verdict": "pass"},
+               {"id": "X-R02", "strength": "MUST", "verdict": "not applicable"}]
+    verdict, reasons = run_verdict(lacking, {"total": 2, "passed": 2}, 0, declared=declared)
+    assert verdict == "pass" and "not applicable to this release: X-R02" in reasons, reasons
+    # nothing but features the release lacks: nothing was seen, never a pass
+    verdict, reasons = run_verdict(lacking[1:], {"total": 1, "passed": 1}, 0, declared=declared[1:])
+    assert verdict == "unknown" and "no requirement was checked on the deployment" in reasons
+
+
 def test_run_with_nothing_checked_is_unknown():
     verdict, reasons = run_verdict([{"verdict": "not run"}], {"total": 3, "passed": 3}, 0)
     assert verdict == "unknown" and "no requirement was checked on the deployment" in reasons

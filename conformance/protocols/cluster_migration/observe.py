@@ -55,6 +55,20 @@ class TopicState:
                 "error": self.error}
 
 
+def namespace_migration_refusal(admin, namespace: str) -> str | None:
+    """How the release refuses namespace-level migration, or None when it offers it. Releases
+    before 3.2 have no such endpoint (their REST layer answers 404 or 405, not Pulsar's "does not
+    exist" for the namespace); asking with ``false``, the default, changes nothing."""
+    try:
+        admin.migrate_namespace(namespace, migrated=False)
+    except AdminError as error:
+        if error.status in (404, 405) and "does not exist" not in str(error).lower():
+            return (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
+                    f"({str(error)[:120]}): this release has no namespace-level migration (it came with Pulsar 3.2)")
+        raise
+    return None
+
+
 def topic_state(cluster, topic: str) -> TopicState:
     admin = cluster.admin()
     out = TopicState(cluster.name, topic)

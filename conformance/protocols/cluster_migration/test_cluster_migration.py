@@ -20,7 +20,15 @@ import pytest
 from ...harness.traffic import Sub, TopicLoad
 from . import observe, scenario
 from .checks import CHECKS
-from .verdicts import Recorder, blue_log, judge_clients, judge_topics, not_created, record_traces
+from .verdicts import (
+    Recorder,
+    blue_log,
+    judge_clients,
+    judge_topics,
+    lacks_namespace_migration,
+    not_created,
+    record_traces,
+)
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -52,6 +60,8 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     deployment = blue_green
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     moving, staying = _namespace(deployment, "moving"), _namespace(deployment, "staying")
+    if lacks_namespace_migration(certify_run, request, blue, moving, "namespace-migration"):
+        return
     loads = [TopicLoad(f"persistent://{ns}/orders", (Sub("fast", "Exclusive"), Sub("slow", "Exclusive", delay=0.05)),
                        rate=60.0) for ns in (moving, staying)]
 

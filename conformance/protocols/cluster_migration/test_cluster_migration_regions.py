@@ -30,7 +30,14 @@ from ...harness.traffic import Sub, TopicLoad
 from ...run import VerdictUnknown
 from . import judge, observe, scenario, trace
 from .checks import CHECKS
-from .verdicts import Recorder, blue_log, judge_clients, judge_topics, record_traces
+from .verdicts import (
+    Recorder,
+    blue_log,
+    judge_clients,
+    judge_topics,
+    lacks_namespace_migration,
+    record_traces,
+)
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -62,6 +69,8 @@ def test_without_auto_resource_creation(regions, certify_run, request):
     deployment = regions
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     observe.create_namespace(deployment, NOAUTO, {"blue": ["blue"], "green": ["green"]})
+    if lacks_namespace_migration(certify_run, request, blue, NOAUTO, "no-auto-create"):
+        return
     subs = (Sub("earliest-fast", "Exclusive"), Sub("earliest-slow", "Exclusive", delay=0.05),
             # Latest is Pulsar's default; their losses are what this scenario measures
             Sub("latest-fast", "Exclusive", must_see=False, latest=True),
@@ -156,6 +165,8 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     name = "stranded-restart" if restart else "stranded"
     ns = observe.create_namespace(deployment, f"{TENANT}/{name}", {"blue": ["blue"], "green": ["green"]})
+    if lacks_namespace_migration(certify_run, request, blue, ns, name):
+        return
     topic = f"persistent://{ns}/orders"
     # "parked" reads 5 a second of 40: its backlog on blue grows until it is closed
     load = TopicLoad(topic, (Sub("steady", "Exclusive"), Sub("parked", "Exclusive", delay=0.2)), rate=40.0)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from ...harness.recorder import Recorder
+from . import observe
+from .checks import CHECKS
 
 
 def blue_log(deployment) -> str:
@@ -149,4 +151,17 @@ def not_created(blue, green) -> bool | None:
         return False
     if not blue.error.startswith("HTTP 404") or not green.entries:
         return None
+    return True
+
+
+def lacks_namespace_migration(certify_run, request, blue, namespace: str, scenario: str) -> bool:
+    """True, with ``<scenario>/namespace-level-migration`` recorded as not applicable, when the
+    release under test has no namespace-level migration: a scenario built on it has nothing to
+    observe there, and its other requirements are left to the scenarios that can run."""
+    refusal = observe.namespace_migration_refusal(blue.admin(), namespace)
+    if refusal is None:
+        return False
+    rec = Recorder(certify_run, request, None, CHECKS)
+    rec.not_applicable(f"{scenario}/namespace-level-migration", refusal)
+    rec.finish()
     return True
