@@ -19,5 +19,8 @@ CHECKS = Checks(
               "what B delivers again is at most what A acknowledged past B's markDeletePosition (the spec's bound)"),
         Check("tenant-migration/<scenario>/markdelete-within-replicated", ("TM-R03",),
               "B's markDeletePosition never passes the last entry B has"),
+        Check("tenant-migration/<scenario>/trace", ("TM-R02", "TM-R04"),
+              "the run replays through the markdelete-only spec and ends with its duplicates and A's markDeletePosition",
+              chosen=True),
     ),
 )

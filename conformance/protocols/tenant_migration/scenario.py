@@ -62,6 +62,7 @@ class Outcome:
     b_cursor: dict
     figures: judge.Figures
     progress: list[dict]
+    b_positions: dict[str, str]  # uid -> where B stored it (a reader's view)
 
 
 def _cursor(cluster, topic: str) -> dict:
@@ -170,8 +171,10 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
     f = judge.figures(columns, topic, a_cursor, b_cursor, b_positions)
     line.say(f.text())
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
-                                                 "progress": progress_seen, "figures": asdict(f)}, line.markers, verdict)
-    return Outcome(name, run_dir, topic, plan, columns, verdict, line.markers, a_cursor, b_cursor, f, progress_seen)
+                                                 "progress": progress_seen, "figures": asdict(f),
+                                                 "b_positions": b_positions}, line.markers, verdict)
+    return Outcome(name, run_dir, topic, plan, columns, verdict, line.markers, a_cursor, b_cursor, f, progress_seen,
+                   b_positions)
 
 
 def _poll(series: list[dict], a, b, topic: str, *, until_ns: int, done=None) -> None:

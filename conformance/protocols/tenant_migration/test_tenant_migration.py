@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from ...harness.recorder import Recorder
-from . import judge, scenario
+from . import judge, scenario, trace
 from .checks import CHECKS
 
 pytestmark = [pytest.mark.tenant_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -24,6 +24,10 @@ def _run(deployment, certify_run, request, name: str, plan: scenario.Plan):
         rec(f"tenant-migration/{name}/{suffix}", ok, said, **vars(out.figures))
     ok, said = judge.markdelete_within_replicated(out.progress)
     rec(f"tenant-migration/{name}/markdelete-within-replicated", ok, said)
+    replayed = trace.replay(out.columns, out.topic, out.a_cursor.get("markDeletePosition"),
+                            out.b_cursor.get("markDeletePosition"), out.b_positions, out.figures.duplicates)
+    rec(f"tenant-migration/{name}/trace", replayed.ok, replayed.text, requirements=list(replayed.requirements),
+        spec_dup=replayed.spec_dup, spec_md_a=replayed.spec_md_a, steps=replayed.steps)
     return rec
 
 

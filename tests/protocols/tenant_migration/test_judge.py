@@ -102,3 +102,28 @@ def test_polls_end_once_b_moved_and_held_still_and_a_position_never_left_followe
     assert not _moved_and_still(series((0, "5:-1"), (1, "5:40"), (2, "5:40")))  # moved, still for 1 s only
     assert _moved_and_still(series((0, "5:-1"), (1, "5:40"), (2, "5:90"), (5, "5:90")))
     assert _settled_after(series((0, "5:-1"), (5, "5:-1")), "b", "5:-1", 0) is None
+
+
+def _replay(acked_on_a, b_md, measured_dup, a_md="7:2"):
+    from pulsar_conformance.conformance.protocols.tenant_migration import trace
+
+    rows = [("send_ok", T, "blue", f"p/{i}", f"7:{i}:-1:-1", i) for i in range(1, 6)]
+    rows += [("ack", T, "blue", f"p/{i}", f"7:{i}:-1:-1", 20 + i) for i in acked_on_a]
+    columns = _columns(rows) | {"seq": [int(r[3].split("/")[1]) for r in rows]}
+    b_positions = {f"p/{i}": f"9:{i}:-1:-1" for i in range(1, 6)}
+    return trace.replay(columns, T, a_md, b_md, b_positions, measured_dup)
+
+
+def test_the_run_replays_through_the_spec_and_must_end_with_the_measured_duplicates():
+    # acked 1, 2, 4, 5; B's markDelete covers message 1: the spec's switch redelivers 2, 4, 5
+    done = _replay([1, 2, 4, 5], "9:1", 3)
+    assert done.ok is True and (done.spec_dup, done.spec_md_a) == (3, 2), done.text
+    assert set(done.requirements) == {"TM-R02", "TM-R04"}
+    # measured 1 duplicate where the spec's Pulsar redelivers 3: the run and the spec disagree (R04)
+    done = _replay([1, 2, 4, 5], "9:1", 1)
+    assert done.ok is False and done.requirements == ("TM-R04",) and "disagree" in done.text
+    # B's markDelete covers message 3, never acknowledged on A: no behaviour of the spec gets there (R02)
+    done = _replay([1, 2, 4, 5], "9:3", 2)
+    assert done.ok is False and done.requirements == ("TM-R02",) and "sync_markdelete" in done.text, done.text
+    # nothing read on B: nothing to replay, never a pass
+    assert _replay([1, 2], None, 0).ok is None
