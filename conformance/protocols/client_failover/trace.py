@@ -23,6 +23,9 @@ from ...harness import projection
 from .client import FailoverConfig
 
 ACTIONS = {"down": "go_down", "up": "come_up", "point": "admin_points_to"}
+# a switch is seen up to 10 ms after the client made it (the pollers), a fault a few ms away from
+# when the probe could first see it: a gap may look this much shorter than it was
+OBSERVATION_LAG_NS = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -50,10 +53,15 @@ def spec_names(config: FailoverConfig) -> dict[str, str]:
 def observed_steps(events: list[Event], config: FailoverConfig, start_ns: int) -> list[Observed]:
     names = spec_names(config)
     spec = spec_for(config)
-    steps, previous = [], start_ns
+    interval = config.interval_ms * 1_000_000
+    steps, previous, previous_is_check = [], start_ns, True  # the client's checks count from its start
     for event in sorted(events, key=lambda e: e.at_ns):
-        # checks that can have run since the last observation, this one excluded
-        budget = max(0, (event.at_ns - previous) // (config.interval_ms * 1_000_000))
+        # checks at least an interval apart that fit strictly between the last observation and
+        # this one: ceil(gap / interval), one fewer when either end is itself a check (a switch);
+        # between two cluster events one more than floor(gap / interval) fits
+        fit = -(-(event.at_ns - previous + OBSERVATION_LAG_NS) // interval)
+        budget = max(0, fit - (1 if previous_is_check or event.kind == "switch" else 0))
+        previous_is_check = event.kind == "switch"
         at = f"+{(event.at_ns - start_ns) / 1e9:.3f} s"
         if event.kind in ACTIONS:
             steps.append(Observed(f"{ACTIONS[event.kind]}(c={names[event.cluster]})", note=at, max_hidden=budget))

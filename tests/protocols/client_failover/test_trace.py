@@ -67,12 +67,19 @@ JAVA_STALE_FAILURE = events(
     (14.002, "switch", "primary", "s1"), (14.003, "down", "primary"), (15.002, "switch", "s2", "primary"),
     (16.994, "up", "s1"), (18.978, "down", "s2"), (25.998, "up", "primary"), (26.002, "switch", "primary", "s2"),
     (29.472, "up", "s2"))
+# the same with Java client 3.0.7: 8 checks fit between the primary coming up (+8.841) and s1 going
+# down (+12.641), one more than floor(3.8 s / 0.5 s); a budget that allowed only 7 rejected this run
+JAVA_3_0_7_STALE_FAILURE = events(
+    (2.394, "down", "primary"), (5.504, "switch", "s1", "primary"), (8.841, "up", "primary"), (12.641, "down", "s1"),
+    (14.004, "switch", "primary", "s1"), (14.004, "down", "primary"), (16.004, "switch", "s2", "primary"),
+    (19.26, "up", "s1"), (21.697, "down", "s2"), (29.393, "up", "primary"), (29.504, "switch", "primary", "s2"),
+    (34.634, "up", "s2"))
 JAVA_CONTROLLED = events((2.402, "point", "s1"), (2.513, "switch", "s1", "primary"), (5.402, "point", "primary"),
                          (5.508, "switch", "primary", "s1"))
 
 
 @pytest.mark.parametrize(("config", "observed"), [(JAVA, JAVA_KILL_PRIMARY), (JAVA, JAVA_STALE_FAILURE),
-                                                  (CONTROLLED, JAVA_CONTROLLED)])
+                                                  (JAVA, JAVA_3_0_7_STALE_FAILURE), (CONTROLLED, JAVA_CONTROLLED)])
 def test_what_the_real_java_client_did_is_a_behaviour_of_its_variant(config, observed):
     result = validate_events(observed, config, 0)
     assert result.ok, result.problem
