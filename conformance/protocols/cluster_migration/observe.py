@@ -62,9 +62,12 @@ def namespace_migration_refusal(admin, namespace: str) -> str | None:
     try:
         admin.migrate_namespace(namespace, migrated=False)
     except AdminError as error:
-        if error.status in (404, 405) and "does not exist" not in str(error).lower():
+        said = str(error)
+        if error.status in (404, 405) and "does not exist" not in said.lower():
+            # the web server's own error page, not a Pulsar error: no resource serves the path
+            what = "its web server's error page, no Pulsar error" if "<html" in said.lower() else said[:160]
             return (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
-                    f"({str(error)[:120]}): this release has no namespace-level migration (it came with Pulsar 3.2)")
+                    f"({what}): this release has no namespace-level migration (it came with Pulsar 3.2)")
         raise
     return None
 

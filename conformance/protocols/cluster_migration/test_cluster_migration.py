@@ -146,8 +146,12 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     on_blue = blue.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
     on_green = green.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
     green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{ns}")
-    rec(f"{prefix}/state-local", on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False,
-        f"blue says migrated={on_blue.get('migrated')}; green's view of blue: {on_green}; green's namespace migrated={green_ns.get('migrated')}")
+    # a blue that will not say its own state (Pulsar 3.0.7 answers GET .../migrate with HTTP 405) shows nothing
+    local = on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False
+    rec(f"{prefix}/state-local", None if "error" in on_blue else local,
+        f"blue says migrated={on_blue.get('migrated')}"
+        + (f" (HTTP {on_blue['error']}: blue does not say its migration state)" if "error" in on_blue else "")
+        + f"; green's view of blue: {on_green}; green's namespace migrated={green_ns.get('migrated')}")
     judge_clients(rec, out.topics, blue_log(deployment), prefix)
     rec.finish()
 
