@@ -39,6 +39,8 @@ CHECKS = Checks(
               "with the first secondary down, the Java client goes to the second"),
         Check("client-failover/java-stale-failure/left-dead-secondary", ("PIP121-R08",),
               "a Java client on a dead secondary moves to another that answers (F-121-2)"),
+        Check("client-failover/java-paused-primary/tcp-probe-blind-spot", ("PIP121-R07",),
+              "a paused primary (port open, nothing served) is not seen by the Java client's TCP probe"),
         Check("client-failover/java-controlled/follows-provider", ("PIP121-R05",),
               "ControlledClusterFailover goes where the HTTP URL provider points"),
     ),

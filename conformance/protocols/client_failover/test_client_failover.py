@@ -152,23 +152,30 @@ def test_secondary_dies_in_use(clusters, certify_run, request):
     rec.finish()
 
 
-def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request):
-    out, rec = run_scenario(clusters, certify_run, request, "paused-primary", [
+def paused_primary(clusters, certify_run, request, name: str, would_have: str, **options):
+    """The primary paused 4 s (SIGSTOP: its port open, nothing served), for either client; the
+    outcome and recorder, the blind spot recorded (``would_have``: what a dead one would have caused)."""
+    out, rec = run_scenario(clusters, certify_run, request, name, [
         (2.0, lambda f: f.pause("primary")),
         (4.0, lambda f: f.resume("primary")),
-        (3.0, lambda f: None)])
-    prefix = "client-failover/paused-primary"
+        (3.0, lambda f: None)], **options)
     pause = next(m for m in out.markers if "paused" in m["label"])
     resume = next(m for m in out.markers if "resumed" in m["label"])
     during = [e for e in out.switches() if pause["ts_ns"] <= e.at_ns <= resume["ts_ns"]]
     stalled = [t for t, k in zip(out.columns["ts_ns"], out.columns["kind"], strict=True)
                if k == "send_ok" and pause["ts_ns"] < t < resume["ts_ns"]]
-    rec(f"{prefix}/tcp-probe-blind-spot", not during,
+    rec(f"client-failover/{name}/tcp-probe-blind-spot", not during,
         f"primary paused {_secs(pause['ts_ns'], resume['ts_ns'])} s (its port open, nothing served): the client "
         f"{'stayed' if not during else 'switched ' + str([vars(e) for e in during])}; {len(stalled)} sends were "
-        f"acknowledged during the pause ({CONFIG.failover_threshold} failed checks of {CONFIG.interval_ms} ms would have "
-        "failed over from a dead one)",
+        f"acknowledged during the pause ({would_have})",
         acknowledged_during_pause=len(stalled), pause_s=_secs(pause["ts_ns"], resume["ts_ns"]))
+    return out, rec
+
+
+def test_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request):
+    _, rec = paused_primary(clusters, certify_run, request, "paused-primary",
+                            f"{CONFIG.failover_threshold} failed checks of {CONFIG.interval_ms} ms would have failed "
+                            "over from a dead one")
     rec.finish()
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from . import scenario, trace
 from .client import FailoverConfig
-from .test_client_failover import after, record_common, run_scenario, switch_figures
+from .test_client_failover import after, paused_primary, record_common, run_scenario, switch_figures
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -110,6 +110,18 @@ def test_java_controlled_failover(clusters, certify_run, request):
         f"the HTTP URL provider on loopback answered {out.java['provider_polls']} polls (every {CONTROLLED.interval_ms} ms) "
         f"and changed its answer {len(followed)} times; ControlledClusterFailover followed {', '.join(followed)}")
     record_common(rec, out, prefix, ["PIP121-R05"])
+    rec.finish()
+
+
+def test_java_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request):
+    out, rec = paused_primary(clusters, certify_run, request, "java-paused-primary",
+                              f"failoverDelay {JAVA.failover_delay_ms} ms would have failed over from a dead one in "
+                              f"{(probes_for(JAVA.failover_delay_ms) - 1) * JAVA.interval_ms / 1000} s",
+                              config=JAVA, runner=scenario.run_java)
+    # nothing the probe sees happened: a switch here would be a failover without a failure
+    v = out.validation
+    rec("client-failover/java-paused-primary/trace", v.ok, trace.evidence(v, out.events, out.start_ns, "java"),
+        requirements=["PIP121-R04"], hidden_checks=v.hidden_steps, switches=len(out.switches()))
     rec.finish()
 
 
