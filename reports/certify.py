@@ -61,6 +61,7 @@ def certify_once(args, profile, deployment: dict, out: Path, run_id: str) -> dic
     started = time.time()
     client = _client_option(args.client_version)
     _check_client(profile, client)
+    _check_java_client(profile, getattr(args, "java_client_version", None))
     out.mkdir(parents=True, exist_ok=True)
     progress(f"certify: profile {profile.name} ({profile.description}); bundle in {out}")
     from . import identity
@@ -150,6 +151,14 @@ def _check_client(profile, client) -> None:
                          f"pass --client-version {needed} or later, or certify another profile with {client.version}")
 
 
+def _check_java_client(profile, wanted: str | None) -> None:
+    """A Java client release Maven cannot resolve is refused before any broker or JVM starts (exit 2)."""
+    if wanted and "client-failover" in profile.areas:
+        from pulsar_conformance.conformance.protocols.client_failover.java_client import resolve
+
+        resolve(wanted)
+
+
 def _child_env(args, profile, deployment: dict, out: Path) -> dict:
     env = dict(os.environ)
     env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(out)
@@ -161,6 +170,8 @@ def _child_env(args, profile, deployment: dict, out: Path) -> dict:
         env["PULSAR_CONFORMANCE_EXTERNAL"] = deployment["file"]
     if args.pulsar_version:
         env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = args.pulsar_version
+    if getattr(args, "java_client_version", None):
+        env["PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"] = args.java_client_version
     return env
 
 

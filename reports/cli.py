@@ -17,6 +17,9 @@ def register(commands) -> None:
     p.add_argument("--client-version", default=None, metavar="V",
                    help="pulsar-client release the tests import (default: this environment's); another release "
                         "is installed once into <state dir>/clients/ and put first on the tests' PYTHONPATH")
+    p.add_argument("--java-client-version", default=None, metavar="V",
+                   help="pulsar-client-original release the Java client scenarios run (client-failover; default: the "
+                        "deployment's Pulsar release), resolved from Maven Central before anything starts")
     p.add_argument("--out", default=None, help="bundle directory (default reports/certify-<time>-<profile>/)")
     p.add_argument("--exclude", action="append", default=[], metavar="REQ[,REQ]",
                    help="narrow the profile: certify without these requirement ids (recorded in the bundle "

@@ -51,3 +51,13 @@ def test_the_failover_modules_import_with_a_client_older_than_3_11():
             "import pulsar_conformance.conformance.protocols.client_failover.test_client_failover")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_certify_refuses_a_java_client_maven_cannot_resolve(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "client-failover",
+                           "--java-client-version", "4.2.99", "--out", str(tmp_path / "b")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Java client 4.2.99 (org.apache.pulsar:pulsar-client-original) is not on Maven Central" in done.stderr
+    assert "fix: pass a released version to --java-client-version" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
