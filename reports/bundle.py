@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from . import identity, values
+from . import failover, identity, values
 from .junit import read_junit
 from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
 
@@ -75,7 +75,8 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
     (out / "PRODUCT.yaml").write_text(yaml.safe_dump(product, sort_keys=False))
     (out / "reproduce.md").write_text(_reproduce(summary, profile))
     _allure_extras(out, summary)
-    (out / "report.html").write_text(_render(summary, rows, checks, captures, spec, values.scenarios(out)))
+    (out / "report.html").write_text(_render(summary, rows, checks, captures, spec, values.scenarios(out),
+                                             failover.scenarios(out)))
     touched = identity.redact_tree(out, identity.secrets(deployment))
     if touched:
         # Redaction succeeded, but a credential reaching a file is itself a suite defect to fix.
@@ -159,7 +160,7 @@ def _allure_extras(out: Path, summary: dict) -> None:
         {"name": "pulsar-conformance certify", "type": "cli", "buildName": summary["run_id"]}))
 
 
-def _render(summary, rows, checks, captures, spec, policy_values=()) -> str:
+def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=()) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -172,4 +173,5 @@ def _render(summary, rows, checks, captures, spec, policy_values=()) -> str:
             cells[(rid, c["check"])] = c["verdict"]
     return env.get_template("report.html.j2").render(
         s=summary, rows=rows, columns=columns, cells=cells, captures=captures, spec=spec, policy_values=policy_values,
+        failovers=failovers,
         failing=[c for c in summary["tests"] if c["outcome"] != "passed"])

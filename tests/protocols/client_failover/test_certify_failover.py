@@ -31,6 +31,9 @@ def test_every_declared_requirement_gets_a_verdict_from_real_clients(tmp_path):
     # each switch's figures are in the evidence: a diff between releases explains itself
     assert any("s later (the spec needs 3 checks" in e for e in rows["PIP121-R01"]["evidence"])
     assert (out / "captures" / "failover-switch-back" / "failover.json").exists()
+    # the report draws each scenario's failover timeline, the Java client's among them
+    report = (out / "report.html").read_text()
+    assert 'id="failover-timelines"' in report and "Java " in report and "failed probe of primary" in report
     # the Java client (pulsar-client-original of the deployment's release, 4.2.4) judged beside it:
     # its delay is a probe count (F-121-3), a failure seen on a secondary cuts its next failover
     # short (F-121-1: R04 fails), it stays on a dead secondary (F-121-2: R08, a SHOULD, fails)
