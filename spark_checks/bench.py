@@ -24,8 +24,8 @@ from .synth import GROUND_TRUTH, generate
 
 ENGINES = ("spark", "duckdb", "python", "scan")
 GOAL_EVENTS_PER_S = 2_000_000
-GOAL_VS_DUCKDB = 2.0
-GOAL_DOUBLING = 2.2
+GOAL_VS_DUCKDB = 1.0  # issue 18: keep Spark at or below DuckDB's time
+GOAL_DOUBLING = 2.0
 
 
 def run_bench(args) -> int:
@@ -50,8 +50,10 @@ def run_bench(args) -> int:
                 progress(f"[{n:,}] {engine} ...")
                 seconds, counts = _time(engine, capture, spark_ctx)
                 correct = None if counts is None else counts == truth["counts"]
+                # The machine is shared: each figure carries the 1-minute load average it ran under.
                 results.append({"events": capture.rows, "size": n, "engine": engine, "seconds": round(seconds, 3),
-                                "events_per_s": round(capture.rows / seconds), "correct": correct})
+                                "events_per_s": round(capture.rows / seconds), "correct": correct,
+                                "load_avg": round(os.getloadavg()[0], 2)})
                 progress(f"[{n:,}] {engine}: {seconds:.2f}s, {capture.rows / seconds:,.0f} events/s"
                          + ("" if correct is None else f", counts {'match' if correct else 'DIFFER FROM'} ground truth"))
     finally:
@@ -171,11 +173,11 @@ def _summary(results: list[dict], sizes: list[int], spark_ctx) -> dict:
 
 
 def _text(document: dict) -> str:
-    lines = [f"{'events':>12} {'engine':<8} {'seconds':>9} {'events/s':>12} {'x duckdb':>9} {'x scan':>8}  counts"]
+    lines = [f"{'events':>12} {'engine':<8} {'seconds':>9} {'events/s':>12} {'x duckdb':>9} {'x scan':>8} {'load':>5}  counts"]
     for r in document["results"]:
         correct = {True: "ok", False: "WRONG", None: "-"}[r["correct"]]
         lines.append(f"{r['events']:>12,} {r['engine']:<8} {r['seconds']:>9.2f} {r['events_per_s']:>12,} "
-                     f"{r.get('x_duckdb', ''):>9} {r.get('x_scan', ''):>8}  {correct}")
+                     f"{r.get('x_duckdb', ''):>9} {r.get('x_scan', ''):>8} {r.get('load_avg', ''):>5}  {correct}")
     for engine, steps in document["scaling"].items():
         for step, v in steps.items():
             lines.append(f"scaling {engine:<7} {step}: size x{v['size_ratio']}, time x{v['time_ratio']}")

@@ -14,13 +14,17 @@ of 2-5 rows. So:
   producer, key) become 64-bit hashes, the kind a code.
 - One shuffle by identity puts all events of a message in one partition. Two hash
   aggregations on that partitioning, per pair (uid, topic, subscription) over receives and
-  acks and per uid over sends and receives, are joined there (a hash join, no new shuffle,
-  no sort). The least and greatest (ts, redelivery count) of a pair's deliveries make its
-  facts exact for up to two deliveries, which covers every pair but a redelivery loop: each
-  class is then one expression over the joined row.
-- A pair delivered three times or more marks its uid. A second pass takes the events of the
-  marked uids (a hash join on the same partitioning) and decides those pairs with the exact
-  window formulation, whose sort then covers their rows only.
+  acks and per uid over sends and receives, with fixed-width aggregates only (a struct
+  aggregate makes Spark sort instead). A pair's least and greatest delivery, in (ts,
+  redelivery count) order packed into one long, make its facts exact for up to two
+  deliveries: its first delivery goes to the ordering check, its duplicate and
+  redelivered_after_ack findings follow directly, and so do the uid's lost findings.
+- Everything else marks its uid: a pair delivered three times or more, a uid delivered
+  without a send_ok (unexpected, recovered: the per-pair classes that need the uid's sends,
+  and the ordering check that must leave a never-sent uid out). Marked uids are few and
+  broadcast: the first pass's rows of a marked uid are dropped, and a second pass takes its
+  events and decides it whole with the exact window formulation, whose sort covers their
+  rows only.
 - The ordering check needs the only other shuffle: first deliveries by (subscription, client,
   producer, key), one sort, one running max. The other classes' findings ride through it, so
   the job stays one stream: one ranking, one collect.
@@ -29,8 +33,10 @@ of 2-5 rows. So:
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import partial
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -110,20 +116,66 @@ def _with_identity(df: DataFrame, *, spark: SparkSession, producers: tuple[str, 
 def _plan(spark: SparkSession, capture: CaptureInput, identity) -> tuple[DataFrame, DataFrame]:
     """The capture and its findings ranked per class (``n`` findings, ``rank`` from 1)."""
     must_see = capture.manifest["must_see"]
-    # Explicit partition counts: the events, the marked uids and both inputs of the ordering
-    # check must stay partitioned alike, which Spark's coalescing of small shuffles would undo.
+    # Explicit partition counts: the events and both inputs of the ordering check must stay
+    # partitioned alike, which Spark's coalescing of small shuffles would undo.
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
     raw = spark.read.parquet(*capture.files)
     events = _shared(_numeric(identity(raw)).repartition(parts, *_ID))
-    first = _shared(_first_pass(_use(events), must_see).repartition(parts, "tsk", "fgrp"))
-    marked = _use(first).filter(F.col("role") == MARKER).select(*_ID).repartition(parts, *_ID)
-    decided = _second_pass(_use(events).join(marked.hint("shuffle_hash"), _ID, "left_semi"))
-    stream = _use(first).drop("role").unionByName(decided.drop("role").repartition(parts, "tsk", "fgrp"))
+    first = _shared(_first_pass(_use(events), must_see, DeliveryOrder.of(capture)).repartition(parts, "tsk", "fgrp"))
+    # The marked uids are few (a redelivery loop, a message never sent ok): broadcast, they
+    # leave both big inputs where they are.
+    marked = F.broadcast(_use(first).filter(F.col("role") == MARKER).select(*_ID))
+    decided = _second_pass(_use(events).join(marked, _ID, "left_semi"), must_see)
+    kept = _use(first).filter(F.col("role") != MARKER).join(marked, _ID, "left_anti")
+    stream = kept.drop("role").unionByName(decided.drop("role").repartition(parts, "tsk", "fgrp"))
     found = _ordering(stream).select(F.explode("found").alias("f")).select("f.*")
     by_class = Window.partitionBy("class")
     ranked = found.withColumn("n", F.count("*").over(by_class)).withColumn(
         "rank", F.row_number().over(by_class.orderBy("k1", "k2", "k3", *_ID, "tsk")))
     return raw, ranked
+
+
+@dataclass(frozen=True)
+class DeliveryOrder:
+    """Deliveries in (ts, redelivery count) order as one long: ts from the capture's first
+    event, shifted left by ``bits``, and the redelivery count (at most 2^bits - 1) below it.
+    Eight bits unless the capture spans more than 2^54 ns (208 days)."""
+    origin: int
+    bits: int
+
+    @classmethod
+    def of(cls, capture: CaptureInput) -> DeliveryOrder:
+        low, high = _ts_range(capture.files)
+        return cls(low, max(0, min(8, 62 - (high - low).bit_length())))
+
+    def key(self) -> Column:
+        c = F.col
+        cap = (1 << self.bits) - 1
+        return F.when(c("k") == RECV, F.shiftleft(c("ts") - self.origin, self.bits).bitwiseOR(F.least(c("rc0"), F.lit(cap))))
+
+    def ts(self, key: Column) -> Column:
+        return F.shiftright(key, self.bits) + self.origin
+
+    def redeliveries(self, key: Column) -> Column:
+        return key.bitwiseAND((1 << self.bits) - 1)
+
+
+def _ts_range(files) -> tuple[int, int]:
+    """The least and greatest ts_ns, from the Parquet footers (the column itself where a footer has no statistics)."""
+    lows, highs = [], []
+    for path in files:
+        metadata = pq.read_metadata(path)
+        index = metadata.schema.to_arrow_schema().get_field_index("ts_ns")
+        stats = [metadata.row_group(g).column(index).statistics for g in range(metadata.num_row_groups)]
+        if all(s is not None and s.has_min_max for s in stats):
+            lows += [s.min for s in stats]
+            highs += [s.max for s in stats]
+        else:
+            low_high = pc.min_max(pq.read_table(path, columns=["ts_ns"]).column(0))
+            lows.append(low_high["min"].as_py())
+            highs.append(low_high["max"].as_py())
+    lows, highs = [v for v in lows if v is not None], [v for v in highs if v is not None]
+    return (min(lows), max(highs)) if lows else (0, 0)
 
 
 def _shared(df: DataFrame) -> DataFrame:
@@ -163,37 +215,47 @@ def _numeric(raw: DataFrame) -> DataFrame:
     ).filter(F.col("k").isNotNull())
 
 
-def _first_pass(events: DataFrame, must_see: list[dict]) -> DataFrame:
-    """Stream rows (first deliveries, findings, marked uids) from hash aggregations and one hash join."""
+def _first_pass(events: DataFrame, must_see: list[dict], order: DeliveryOrder) -> DataFrame:
+    """Stream rows (first deliveries, findings, marked uids) from two hash aggregations."""
     c = F.col
     recv = c("k") == RECV
+    # Only fixed-width aggregates (no structs), which keeps these hash aggregations: with a
+    # struct Spark sorts instead (SortAggregate), which cost 2-3x the whole job.
+    key = order.key()
     pairs = events.filter(c("k") >= RECV).groupBy(*_ID, "tsk").agg(
         F.count_if(recv).alias("deliveries"),
         F.min(F.when(c("k") == ACK, c("ts"))).alias("acked_ts"),
-        # Deliveries in (ts, redelivery count) order: with at most two, these are both.
-        F.min(F.when(recv, F.struct("ts", "rc0", "grp", "seq"))).alias("first"),
-        F.max(F.when(recv, F.struct("ts", "rc0"))).alias("last"),
-    ).filter(c("deliveries") > 0)
+        # The least and greatest delivery: with at most two, these are both.
+        F.min(key).alias("first_key"),
+        F.max(key).alias("last_key"),
+        F.min_by("grp", key).alias("fgrp"),
+        F.max(F.when(recv, c("seq"))).alias("fseq"),
+    ).filter(c("deliveries") > 0).select(
+        "*", order.ts(c("first_key")).alias("fts"), order.ts(c("last_key")).alias("last_ts"),
+        order.redeliveries(c("last_key")).alias("last_rc"))
+    # The classes that need the uid's sends (unexpected, recovered) are left to the second pass.
+    few = c("deliveries") <= 2
+    _, found = _findings(_pair_findings(_few_deliveries(), with_sends=False))
+    pair_rows = pairs.select(*_stream_row(F.when(few, ORDER).otherwise(MARKER), F.when(few, found)))
     is_ok = c("k") == OK
+    ok_ts = F.when(is_ok, c("ts"))
     uids = events.filter(c("k") != ACK).groupBy(*_ID).agg(
-        F.max(c("k") <= UNKNOWN).alias("uid_sent"),
         F.max(is_ok).alias("uid_ok"),
-        F.max(c("k") == UNKNOWN).alias("uid_unknown"),
-        F.min(F.when(is_ok, F.struct("ts", "tsk", "seq"))).alias("ok"),
-        # The pair row that carries the uid's lost findings, so that they are counted once.
-        F.min(F.when(recv, c("tsk"))).alias("lost_at"),
+        F.max(recv).alias("delivered"),
+        # The first send_ok (of several at one instant, any one).
+        F.min(ok_ts).alias("ok_ts"),
+        F.min_by("tsk", ok_ts).alias("ok_tsk"),
+        F.max(F.when(is_ok, c("seq"))).alias("ok_seq"),
         *[F.max(recv & (c("tsk") == _pair_hash(m["topic"], m["subscription"]))).alias(f"seen{i}")
           for i, m in enumerate(must_see)],
     )
-    joined = uids.hint("shuffle_hash").join(pairs, _ID, "left").select(
-        "*", c("first.ts").alias("fts"), c("first.seq").alias("fseq"), c("first.grp").alias("fgrp"))
-    few = c("deliveries") <= 2
-    role = (F.when(c("deliveries").isNull(), PASS).when(~few, MARKER)
-            .when(c("uid_sent"), ORDER).otherwise(PASS))
-    found = _findings(*[F.when(few, f) for f in _pair_findings(_few_deliveries())],
-                      *_lost_findings(must_see, c("lost_at").isNull() | (c("tsk") == c("lost_at"))))
-    return joined.select(*_stream_row(role, found)).filter(
-        (c("role") != PASS) | (F.size("found") > 0))
+    marked = c("delivered") & ~c("uid_ok")
+    any_lost, lost = _findings(_lost_findings(must_see, F.lit(True)))
+    none = F.lit(None).cast("long")
+    uid_rows = uids.filter(marked | any_lost).select(
+        "*", none.alias("tsk"), none.alias("fgrp"), none.alias("fts"), none.alias("fseq"),
+    ).select(*_stream_row(F.when(marked, MARKER).otherwise(PASS), lost))
+    return pair_rows.unionByName(uid_rows)
 
 
 def _few_deliveries() -> dict[str, Column]:
@@ -204,48 +266,55 @@ def _few_deliveries() -> dict[str, Column]:
     """
     c = F.col
     two, acked = c("deliveries") == 2, c("acked_ts")
-    before_ack = acked.isNull() | (c("last.ts") <= acked)
+    before_ack = acked.isNull() | (c("last_ts") <= acked)
     return {
-        "unexplained": F.when(two & (c("last.rc0") == 0) & before_ack, 1).otherwise(0),
+        "unexplained": F.when(two & (c("last_rc") == 0) & before_ack, 1).otherwise(0),
         "after_ack": (F.coalesce(c("fts") > acked, F.lit(False)).cast("int")
-                      + F.coalesce(two & (c("last.ts") > acked), F.lit(False)).cast("int")),
-        "last_ts": c("last.ts"),
+                      + F.coalesce(two & (c("last_ts") > acked), F.lit(False)).cast("int")),
+        "last_ts": c("last_ts"),
     }
 
 
-def _pair_findings(facts: dict[str, Column]) -> list[Column]:
-    """The per-pair classes of a row holding its pair's and its uid's facts."""
+def _pair_findings(facts: dict[str, Column], *, with_sends: bool = True) -> list[tuple[Column, Column]]:
+    """The per-pair classes of a row holding its pair's facts, as (when, finding); with its
+    uid's facts too (``with_sends``), also those that depend on the sends."""
     c = F.col
     unexplained, after_ack, last_ts = facts["unexplained"], facts["after_ack"], facts["last_ts"]
     deliveries, fts, acked = c("deliveries"), c("fts"), c("acked_ts")
-    return [
-        F.when(unexplained > 0, _finding(DUPLICATE, -unexplained, -deliveries, fts, deliveries=deliveries,
-                                         unexplained=unexplained)),
-        F.when(after_ack > 0, _finding(REDELIVERED_AFTER_ACK, -after_ack, -(last_ts - acked), fts,
-                                       acked_ts_ns=acked, after_ack=after_ack, last_ts_ns=last_ts)),
-        F.when(~c("uid_sent"), _finding(UNEXPECTED, -deliveries, fts, F.lit(0), deliveries=deliveries,
-                                        first_ts_ns=fts)),
-        F.when(c("uid_sent") & ~c("uid_ok"), _finding(RECOVERED, fts, F.lit(0), F.lit(0), first_ts_ns=fts,
-                                                      send_unknown=c("uid_unknown").cast("int"))),
+    found = [
+        (unexplained > 0, _finding(DUPLICATE, -unexplained, -deliveries, fts, deliveries=deliveries,
+                                   unexplained=unexplained)),
+        (after_ack > 0, _finding(REDELIVERED_AFTER_ACK, -after_ack, -(last_ts - acked), fts,
+                                 acked_ts_ns=acked, after_ack=after_ack, last_ts_ns=last_ts)),
+    ]
+    if not with_sends:
+        return found
+    return found + [
+        (~c("uid_sent"), _finding(UNEXPECTED, -deliveries, fts, F.lit(0), deliveries=deliveries, first_ts_ns=fts)),
+        (c("uid_sent") & ~c("uid_ok"), _finding(RECOVERED, fts, F.lit(0), F.lit(0), first_ts_ns=fts,
+                                                send_unknown=c("uid_unknown").cast("int"))),
     ]
 
 
-def _lost_findings(must_see: list[dict], carrier: Column) -> list[Column]:
+def _lost_findings(must_see: list[dict], carrier: Column) -> list[tuple[Column, Column]]:
     """Lost on a must-see subscription: the uid's first send_ok went to its topic, and no delivery there."""
     c = F.col
-    return [F.when(carrier & c("uid_ok") & (c("ok.tsk") == _topic_hash(m["topic"])) & ~c(f"seen{i}"),
-                   _finding(LOST, c("ok.ts"), F.lit(0), F.lit(0), sent_ts_ns=c("ok.ts"), must_see=F.lit(i),
-                            tsk=_pair_hash(m["topic"], m["subscription"]), seq=c("ok.seq"), fgrp=F.lit(None)))
+    return [(carrier & c("uid_ok") & (c("ok_tsk") == _topic_hash(m["topic"])) & ~c(f"seen{i}"),
+             _finding(LOST, c("ok_ts"), F.lit(0), F.lit(0), sent_ts_ns=c("ok_ts"), must_see=F.lit(i),
+                      tsk=_pair_hash(m["topic"], m["subscription"]), seq=c("ok_seq"), fgrp=F.lit(None)))
             for i, m in enumerate(must_see)]
 
 
-def _second_pass(events: DataFrame) -> DataFrame:
-    """The pairs delivered three times or more, decided with the exact window formulation
-    over the events of their uids."""
+def _second_pass(events: DataFrame, must_see: list[dict]) -> DataFrame:
+    """The marked uids, decided whole with the exact window formulation over their events."""
     c = F.col
-    p = _pairs(events).filter(c("deliveries") >= 3)
-    found = _findings(*_pair_findings({name: c(name) for name in ("unexplained", "after_ack", "last_ts")}))
-    return p.select(*_stream_row(F.when(c("uid_sent"), ORDER).otherwise(PASS), found))
+    p = _pairs(events, must_see)
+    delivered = c("deliveries") > 0
+    _, found = _findings([(delivered & when, f) for when, f in _pair_findings(
+        {name: c(name) for name in ("unexplained", "after_ack", "last_ts")})]
+        + _lost_findings(must_see, c("rn_uid") == 1))
+    return p.select(*_stream_row(F.when(delivered & c("uid_sent"), ORDER).otherwise(PASS), found)).filter(
+        (c("role") == ORDER) | c("found").isNotNull())
 
 
 def _stream_row(role: Column, found: Column) -> list[Column]:
@@ -260,10 +329,11 @@ def _stream_row(role: Column, found: Column) -> list[Column]:
             *_ID, found.cast(_FINDINGS).alias("found")]
 
 
-def _pairs(events: DataFrame) -> DataFrame:
-    """One row per (uid, topic, subscription) with a delivery, with that pair's and its uid's facts.
+def _pairs(events: DataFrame, must_see: list[dict]) -> DataFrame:
+    """One row per (uid, topic, subscription) with that pair's and its uid's facts.
 
-    All windows share one ordering, so Spark sorts the events once.
+    A uid's sends form a group of their own (subscription null). All windows share one
+    ordering, so Spark sorts the events once.
     """
     c = F.col
     is_recv, is_ack = c("k") == RECV, c("ia")
@@ -273,17 +343,21 @@ def _pairs(events: DataFrame) -> DataFrame:
     pair_rows = Window.partitionBy(*_ID, "tsk").orderBy("ts", "ia", "rc0")
     before = pair_rows.rowsBetween(Window.unboundedPreceding, -1)
     pair = pair_rows.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    uid = Window.partitionBy(*_ID).orderBy("tsk", "ts", "ia", "rc0").rowsBetween(
-        Window.unboundedPreceding, Window.unboundedFollowing)
+    uid_rows = Window.partitionBy(*_ID).orderBy("tsk", "ts", "ia", "rc0")
+    uid = uid_rows.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
     events = events.withColumn("ia", c("k") == ACK)
     stage1 = events.select(
         "*",
         F.coalesce(F.max(is_ack).over(before), F.lit(False)).alias("acked_before"),
         F.coalesce(F.max(is_recv).over(before), F.lit(False)).alias("recv_before"),
         F.row_number().over(pair_rows).alias("rn_pair"),
+        F.row_number().over(uid_rows).alias("rn_uid"),
         F.max(c("k") <= UNKNOWN).over(uid).alias("uid_sent"),
         F.max(c("k") == OK).over(uid).alias("uid_ok"),
         F.max(c("k") == UNKNOWN).over(uid).alias("uid_unknown"),
+        F.min(F.when(c("k") == OK, F.struct("ts", "tsk", "seq"))).over(uid).alias("ok"),
+        *[F.max(is_recv & (c("tsk") == _pair_hash(m["topic"], m["subscription"]))).over(uid).alias(f"seen{i}")
+          for i, m in enumerate(must_see)],
     )
     recv = c("k") == RECV
     stage2 = stage1.select(
@@ -296,9 +370,9 @@ def _pairs(events: DataFrame) -> DataFrame:
         F.max(F.when(recv, c("ts"))).over(pair).alias("last_ts"),
         F.min(F.when(recv, F.struct("ts", "rc0", "grp", "seq"))).over(pair).alias("first"),
     )
-    return stage2.filter((c("rn_pair") == 1) & (c("deliveries") > 0)).select(
-        *_ID, "tsk", "uid_sent", "uid_ok", "uid_unknown",
-        "deliveries", "unexplained", "after_ack", "acked_ts", "last_ts",
+    return stage2.filter(c("rn_pair") == 1).select(
+        *_ID, "tsk", "rn_uid", "uid_sent", "uid_ok", "uid_unknown", *[f"seen{i}" for i in range(len(must_see))],
+        c("ok.ts").alias("ok_ts"), c("ok.tsk").alias("ok_tsk"), c("ok.seq").alias("ok_seq"), "deliveries", "unexplained", "after_ack", "acked_ts", "last_ts",
         c("first.grp").alias("fgrp"), c("first.seq").alias("fseq"), c("first.ts").alias("fts"),
     )
 
@@ -334,8 +408,14 @@ def _finding(name: str, k1, k2, k3, *, tsk=None, seq=None, fgrp=None, **detail) 
     ).cast(_FINDING)
 
 
-def _findings(*candidates: Column) -> Column:
-    return F.filter(F.array(*candidates), lambda f: f.isNotNull())
+def _findings(candidates: list[tuple[Column, Column]]) -> tuple[Column, Column]:
+    """Whether any (when, finding) applies, and the array of those that do (null if none):
+    the array is built only for the few rows with a finding."""
+    applies = F.lit(False)
+    for when, _ in candidates:
+        applies = applies | F.coalesce(when, F.lit(False))
+    found = F.filter(F.array(*[F.when(when, finding) for when, finding in candidates]), lambda f: f.isNotNull())
+    return applies, F.when(applies, found)
 
 
 def _topic_hash(topic: str) -> Column:
