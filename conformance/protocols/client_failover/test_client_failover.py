@@ -19,7 +19,7 @@ from ...harness import evidence as captured
 from ...harness import switchover
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
-from . import scenario
+from . import scenario, trace
 from .checks import CHECKS
 from .client import CLUSTERS, FailoverConfig
 from .trace import evidence
@@ -60,6 +60,9 @@ def record_common(rec, out, prefix: str, requirements: list[str]) -> None:
     v = out.validation
     rec(f"{prefix}/trace", v.ok, evidence(v, out.events, out.start_ns, out.config.variant), requirements=requirements,
         hidden_checks=v.hidden_steps, switches=len(out.switches()))
+    apart = trace.switches_apart(out.events, out.config)
+    if apart is not None:  # a scenario with one switch says nothing about two
+        rec(f"{prefix}/switches-apart", *apart)
     lost = out.verdict["anomalies"].get("lost", {}).get("count")
     valid = out.verdict.get("valid")
     found = {k: v["count"] for k, v in out.verdict["anomalies"].items() if v.get("count")}

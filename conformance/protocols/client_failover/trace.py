@@ -14,6 +14,7 @@ fixed rate; delays compared with the time since the first failed or ok probe); t
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from pulsar_conformance.spec.core.interpreter import Observed, ValidationResult
@@ -44,6 +45,25 @@ def spec_for(config: FailoverConfig) -> ClientFailover:
     return ClientFailover(variant=config.variant, SECONDARIES=len(config.secondaries),
                           FAILOVER_THRESHOLD=config.failover_threshold,
                           SWITCH_BACK_THRESHOLD=config.switch_back_threshold)
+
+
+def switches_apart(events: list[Event], config: FailoverConfig) -> tuple[bool | None, str] | None:
+    """PIP121-R09 on a run: consecutive switches are at least as many checks apart as the spec's
+    ``no_fast_oscillation`` asks (cpp: the smaller threshold; java: the smaller delay as probes), one
+    check of slack for when within its interval a switch was seen. None: nothing to judge (fewer
+    than two switches, or a controlled client, which follows its provider and has no thresholds)."""
+    switches = sorted((e for e in events if e.kind == "switch"), key=lambda e: e.at_ns)
+    if config.variant == "controlled" or len(switches) < 2:
+        return None
+    spec = spec_for(config)
+    least = (min(spec._probes_for(config.failover_delay_ms), spec._probes_for(config.switch_back_delay_ms))
+             if config.variant == "java" else min(config.failover_threshold, config.switch_back_threshold))
+    bound_s = (least - 1) * config.interval_ms / 1000
+    gaps = [((b.at_ns - a.at_ns) / 1e9, a, b) for a, b in itertools.pairwise(switches)]
+    gap, a, b = min(gaps, key=lambda g: g[0])
+    said = (f"{len(switches)} switches; the closest two ({a.origin} -> {a.cluster}, then {b.origin} -> {b.cluster}) "
+            f"{gap:.2f} s apart, where the spec's {least} checks at {config.interval_ms} ms need at least {bound_s:.2f} s")
+    return gap >= bound_s, said
 
 
 def spec_names(config: FailoverConfig) -> dict[str, str]:

@@ -113,3 +113,20 @@ def test_a_corrupted_java_run_is_rejected(config, observed, why):
     result = validate_events(observed, config, 0)
     assert not result.ok, why
     assert "tick" in result.problem and "client" in result.problem, result.problem
+
+
+def test_switches_closer_than_the_spec_allows_fail_r09_and_one_switch_judges_nothing():
+    from pulsar_conformance.conformance.protocols.client_failover.trace import switches_apart
+
+    # the Python client: failover at 1.66 s, back at 5.65 s: far more than 2 checks of 200 ms apart
+    ok, said = switches_apart(GOOD, CONFIG)
+    assert ok is True and "3.99 s apart" in said, said
+    # a switch-back 0.2 s after the failover: closer than the spec's 3 checks allow
+    ok, said = switches_apart([*GOOD[:2], Event(at(1.86), "switch", "primary", "s1")], CONFIG)
+    assert ok is False and "at least 0.40 s" in said, said
+    # the real Java client's stale failover (F-121-1): 1.0 s after its switch-back, where 7 probes take 3 s
+    ok, said = switches_apart(JAVA_STALE_FAILURE, JAVA)
+    assert ok is False and "1.00 s apart" in said, said
+    assert switches_apart(JAVA_KILL_PRIMARY, JAVA)[0] is True
+    assert switches_apart(GOOD[:2], CONFIG) is None  # one switch
+    assert switches_apart(JAVA_KILL_PRIMARY, CONTROLLED) is None  # a provider's client has no thresholds
