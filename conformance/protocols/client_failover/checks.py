@@ -14,6 +14,8 @@ CHECKS = Checks(
               "the client's observed switches are a behaviour of the client-failover spec", chosen=True),
         Check("client-failover/<scenario>/nothing-acknowledged-lost", ("PIP121-R11",),
               "no acknowledged send lost across the switches (Spark)"),
+        Check("client-failover/credentials-on-switch/target-credentials", ("PIP121-R06",),
+              "after the switch, sends are acknowledged by a target that accepts only its own token"),
         Check("client-failover/<scenario>/switches-apart", ("PIP121-R09",),
               "consecutive switches at least the spec's smaller threshold (or delay) apart"),
         Check("client-failover/kill-primary/failed-over", ("PIP121-R01",), "the client left a dead primary"),

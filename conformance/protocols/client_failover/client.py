@@ -65,12 +65,18 @@ class Provider(getattr(pulsar, "ServiceInfoProvider", object)):
 
 
 class FailoverClient:
-    def __init__(self, deployment, config: FailoverConfig, *, controlled: bool = False):
+    def __init__(self, deployment, config: FailoverConfig, *, controlled: bool = False,
+                 tokens: dict[str, str] | None = None):
+        """``tokens``: a cluster's token in place of the deployment's (a wrong one, to show that a
+        client given the wrong credentials for its target fails there)."""
         self.config = config
         clusters = deployment.clusters
-        self.by_url = {clusters[name].service_url: name for name in (config.primary, *config.secondaries)}
-        self.infos = {name: pulsar.ServiceInfo(clusters[name].service_url)
-                      for name in (config.primary, *config.secondaries)}
+        names = (config.primary, *config.secondaries)
+        self.by_url = {clusters[name].service_url: name for name in names}
+        given = {name: clusters[name].token for name in names} | (tokens or {})
+        # each cluster's own credentials in its ServiceInfo: the client must switch them with the cluster
+        self.infos = {name: pulsar.ServiceInfo(clusters[name].service_url, authentication=(
+            pulsar.AuthenticationToken(given[name]) if given.get(name) else None)) for name in names}
         if controlled:
             self.provider = Provider(self.infos[config.primary])
             source = self.provider

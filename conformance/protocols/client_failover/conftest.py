@@ -17,3 +17,15 @@ def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture 
     if collect is not None:
         collect(certify_run.directory("logs", "client-failover"))
     deployment.close()
+
+
+@pytest.fixture(scope="package")
+def token_clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
+    """A primary and one secondary that trust different token secrets (PIP121-R06)."""
+    deployment = pulsar_deployment_factory(("primary", "s1"), name=f"failover-tokens-{os.getpid()}",
+                                           auth="token-per-cluster", heap_mb=384)
+    yield deployment
+    collect = getattr(deployment, "collect_logs", None)
+    if collect is not None:
+        collect(certify_run.directory("logs", "client-failover-tokens"))
+    deployment.close()

@@ -19,7 +19,7 @@ from ...harness import evidence as captured
 from ...harness import switchover
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
-from . import scenario, trace
+from . import credentials, scenario, trace
 from .checks import CHECKS
 from .client import CLUSTERS, FailoverConfig
 from .trace import evidence
@@ -200,4 +200,15 @@ def test_provider_moves_the_client(clusters, certify_run, request):
     lost = out.verdict["anomalies"].get("lost", {}).get("count")
     rec(f"{prefix}/nothing-acknowledged-lost", None if out.verdict.get("valid") is None else lost == 0,
         f"Spark over {out.verdict['events']} captured events across {len(out.switches())} provider switch(es): lost={lost}")
+    rec.finish()
+
+
+def test_target_credentials_applied_on_switch(token_clusters, certify_run, request):
+    """PIP121-R06: a primary and a secondary with different token secrets; after the primary dies the
+    client must reach s1 with s1's token (conformance/protocols/client_failover/credentials.py)."""
+    out = credentials.run(token_clusters, certify_run.directory("captures", "credentials-on-switch"))
+    rec = Recorder(certify_run, request, out, CHECKS)
+    ok, said = out.verdict()
+    rec("client-failover/credentials-on-switch/target-credentials", ok, said, ok_after_switch=out.ok_after_switch,
+        errors_after_switch=out.errors_after_switch, stored_on_s1=out.stored_on_s1)
     rec.finish()
