@@ -34,7 +34,8 @@ def register(commands) -> None:
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "
                         "OUT/summary.json counts each requirement's verdicts (pass 2/3) and marks the intermittent ones")
     p.add_argument("--matrix", default=None, metavar="AXIS=V1,V2",
-                   help="run the profile per release: pulsar=4.0.1,4.2.4 or client=3.4.0,3.13.0 (baseline first); "
+                   help="run the profile per release: pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0 or java-client=3.0.7,4.2.4 "
+                        "(baseline first); "
                         "each a bundle in OUT/AXIS-V, and OUT/compare.html side by side (exit 1 when any run fails)")
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
     p.add_argument("--product", default=None, help="PRODUCT.yaml product name (default from the deployment file)")

@@ -25,7 +25,8 @@ class Bundle:
     @property
     def label(self) -> str:
         versions = self.summary.get("versions") or {}
-        return (f"pulsar {versions.get('pulsar') or '?'} / client {versions.get('pulsar_client_python') or '?'}"
+        java = f" / java client {versions['pulsar_client_java']}" if versions.get("pulsar_client_java") else ""
+        return (f"pulsar {versions.get('pulsar') or '?'} / client {versions.get('pulsar_client_python') or '?'}{java}"
                 f" ({self.summary.get('run_id', self.path.name)})")
 
     def verdicts(self) -> dict[str, dict]:

@@ -79,11 +79,21 @@ def versions(out: Path) -> dict:
         "pulsar": status.get("pulsar_version"),
         "pulsar_client_python": client.get("version"),
         "pulsar_client_cpp": client.get("cpp_version"),
+        "pulsar_client_java": _java_client(out),
         "java": java.get("version"),
         "spark": _version("pyspark"),
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+def _java_client(out: Path) -> str | None:
+    """The pulsar-client-original release the Java scenarios ran, as their captures recorded it."""
+    for path in sorted((out / "captures").glob("*/failover.json")):
+        found = (json.loads(path.read_text()).get("java") or {}).get("version")
+        if found:
+            return found
+    return None
 
 
 def product(args, deployment: dict, out: Path) -> dict:

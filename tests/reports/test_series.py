@@ -46,7 +46,10 @@ def test_series_options_are_checked_before_anything_runs():
                           ("pulsar-3.0.7", "pulsar-3.0.7/run-2", {"pulsar_version": "3.0.7", "seed": 6}),
                           ("pulsar-4.2.4", "pulsar-4.2.4/run-1", {"pulsar_version": "4.2.4", "seed": 5}),
                           ("pulsar-4.2.4", "pulsar-4.2.4/run-2", {"pulsar_version": "4.2.4", "seed": 6})]
-    for bad in ("pulsar=4.2.4", "broker=4.0.1,4.2.4", "pulsar=2.11.0,4.2.4", "pulsar=four,4.2.4"):
+    java = plan(Namespace(seed=1, repeat=1, matrix="java-client=3.0.7,4.2.4"))
+    assert [(cell, over) for cell, _, over in java] == [("java-client-3.0.7", {"java_client_version": "3.0.7", "seed": 1}),
+                                                      ("java-client-4.2.4", {"java_client_version": "4.2.4", "seed": 1})]
+    for bad in ("pulsar=4.2.4", "broker=4.0.1,4.2.4", "pulsar=2.11.0,4.2.4", "pulsar=four,4.2.4", "java-client=x,4.2.4"):
         with pytest.raises(UsageError):
             parse_matrix(bad)
     with pytest.raises(UsageError, match="--repeat 0"):
