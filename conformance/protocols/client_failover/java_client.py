@@ -58,15 +58,14 @@ def resolve(text: str) -> maven.Classpath:
                          f"pass --java-client-version like {DEFAULT_PULSAR_VERSION} (3.0 or later), or drop it to run "
                          "the deployment's Pulsar release") from None
     cached = maven.cache_dir() / "java-client" / f"{version}.txt"
-    if cached.exists():
-        entries = [e for e in cached.read_text().strip().split(os.pathsep) if e]
-        if entries and all(os.path.exists(e) for e in entries):
-            return maven.Classpath(str(version), entries)
+    found = maven.cached_classpath(cached, version)
+    if found is not None:
+        return found
     cached.parent.mkdir(parents=True, exist_ok=True)
     partial = cached.with_suffix(".partial")
     command = ["mvn", "-B", "-q", "-f", str(POM), "--global-settings", str(maven.POM.parent / "settings.xml"),
                f"-Dpulsar.client.version={version}", f"-Dslf4j.binding={version.slf4j_binding}",
-               f"-Dstandin.repo.url={maven._stand_in_repo(version).as_uri()}",
+               f"-Dstandin.repo.url={maven.stand_in_repo(version).as_uri()}",
                "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
     started = time.monotonic()
     try:
