@@ -24,7 +24,7 @@ def test_external_run_is_unknown_because_the_outage_cannot_be_injected(vendor_ru
     assert by_id["GEO-R01"]["verdict"] == "pass", by_id["GEO-R01"]
     assert by_id["GEO-R02"]["verdict"] == "unknown" and "cannot cut" in by_id["GEO-R02"]["evidence"][0]
     # uncovered and not-run requirements never count as passed
-    assert by_id["PIP121-R06"]["verdict"] == "uncovered"
+    assert by_id["TM-R06"]["verdict"] == "uncovered"
     assert all(r["verdict"] != "pass" for r in summary["requirements"] if not r["checks"])
 
 
@@ -74,7 +74,7 @@ def test_report_in_a_browser(vendor_run, tmp_path):
     assert "Example Streaming 9.9" in dom and "Example Vendor" in dom
     assert 'data-id="GEO-R01" data-verdict="pass"' in dom
     assert 'data-id="GEO-R02" data-verdict="unknown"' in dom
-    assert 'data-id="PIP121-R06" data-verdict="uncovered"' in dom
+    assert 'data-id="TM-R06" data-verdict="uncovered"' in dom
     assert 'class="timeline"' in dom and "<polyline" in dom
     assert "Mutants of client-failover" in dom and "Coverage matrix" in dom
     # offline: nothing is fetched from anywhere
