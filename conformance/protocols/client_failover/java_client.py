@@ -35,6 +35,16 @@ VERSION_ENV = "PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"
 # compiling Harness.java and connecting take a few seconds on two busy cores
 READY_TIMEOUT_S = 90.0
 _PROBE_FAILED = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url: (\S+)")
+# the switches the client says it makes: AutoClusterFailover's failover and switch-back, and
+# ControlledClusterFailover's "from <configuration> to <configuration>" (serviceUrl=... inside each)
+_SWITCHED = (
+    re.compile(r"^(\d{13}) INFO \S+ .*Current Pulsar service is (\S+), it has been down for \d+ ms, "
+               r"switch to the service (\S+?)\.? "),
+    re.compile(r"^(\d{13}) INFO \S+ .*Current Pulsar service is secondary: (\S+), the primary service: (\S+) "
+               r"has been recover"),
+    re.compile(r"^(\d{13}) INFO \S+ .*Switch Pulsar service url from .*?(?:serviceUrl=([^,\s)]+)|null).* to "
+               r".*?serviceUrl=([^,\s)]+)"),
+)
 _MISSING = re.compile(r"pulsar-client-original:jar:\S+ (was not found|.*Could not find)|Could not find artifact "
                       r"org\.apache\.pulsar:pulsar-client-original")
 
@@ -258,6 +268,10 @@ class JavaFailoverClient:
                     e["redelivery_count"] if e["kind"] == RECEIVE else None))
         return errors
 
+    def switch_log(self) -> list[tuple[int, str | None, str]]:
+        """(time, from, to) of each switch the client logged making, clusters by name."""
+        return switches_logged(self.log_path.read_text() if self.log_path.exists() else "", self.by_url)
+
     def failed_probes(self) -> list[tuple[int, str]]:
         """(time, cluster) of each probe the client logged as failed, from its own log."""
         found = []
@@ -283,3 +297,30 @@ _LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
   </Loggers>
 </Configuration>
 """
+
+
+def switches_logged(log: str, by_url: dict[str, str]) -> list[tuple[int, str | None, str]]:
+    """(time, from, to) of each switch in a Java client's log (from None: the first configuration)."""
+    found = []
+    for line in log.splitlines():
+        for pattern in _SWITCHED:
+            match = pattern.match(line)
+            if match:
+                origin, target = match.group(2), match.group(3)
+                found.append((int(match.group(1)) * 1_000_000, by_url.get(origin, origin) if origin else None,
+                              by_url.get(target, target)))
+                break
+    return found
+
+
+def needless_reconnects(switches: list[tuple[int, str | None, str]]) -> tuple[bool | None, str]:
+    """PIP121-R10 for the Java client: no switch it makes is to the cluster it already uses."""
+    real = [s for s in switches if s[1] is not None]
+    same = [s for s in real if s[1] == s[2]]
+    if same:
+        return False, (f"{len(same)} of {len(real)} switch(es) the client logged were to the cluster it was on "
+                       f"({', '.join(sorted({s[2] for s in same}))}): connections dropped for nothing")
+    if not real:
+        return None, "the client logged no switch: nothing shows how it switches"
+    return True, (f"{len(real)} switch(es) logged ({'; '.join(f'{a} -> {b}' for _, a, b in real)}), none to the "
+                  "cluster already in use")

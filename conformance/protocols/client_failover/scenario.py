@@ -173,6 +173,7 @@ def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic
         errors = client.copy_into(capture)
     return _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
                      java={"version": client.version, "failed_probes": client.failed_probes(),
+                           "switch_log": client.switch_log(),
                            "provider_polls": client.provider.polls if client.provider else None})
 
 

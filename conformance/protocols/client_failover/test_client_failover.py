@@ -22,6 +22,7 @@ from ...run import VerdictUnknown
 from . import credentials, scenario, trace
 from .checks import CHECKS
 from .client import CLUSTERS, FailoverConfig
+from .java_client import needless_reconnects
 from .trace import evidence
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
@@ -63,6 +64,10 @@ def record_common(rec, out, prefix: str, requirements: list[str]) -> None:
     apart = trace.switches_apart(out.events, out.config)
     if apart is not None:  # a scenario with one switch says nothing about two
         rec(f"{prefix}/switches-apart", *apart)
+    # the Java client logs every switch it makes, from and to; the Python API shows none of that
+    logged = (out.java or {}).get("switch_log") or []
+    if any(origin is not None for _, origin, _ in logged):
+        rec(f"{prefix}/no-needless-reconnect", *needless_reconnects(logged))
     lost = out.verdict["anomalies"].get("lost", {}).get("count")
     valid = out.verdict.get("valid")
     found = {k: v["count"] for k, v in out.verdict["anomalies"].items() if v.get("count")}

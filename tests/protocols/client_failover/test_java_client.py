@@ -100,3 +100,24 @@ def test_a_harness_that_cannot_reach_its_cluster_ends_and_leaves_no_jvm(tmp_path
         client.start()
     assert client.proc.returncode is not None
     assert not jvms()
+
+
+# lines as pulsar-client-original 4.2.4 writes them through the harness's log4j2 pattern
+P, S1 = "pulsar://127.0.0.1:19456", "pulsar://127.0.0.1:30660"
+SWITCH_LOG = (f"1795527951151 INFO AutoClusterFailover [pulsar-service-provider-1-1] Current Pulsar service is {P}, "
+              f"it has been down for 3000 ms, switch to the service {S1}. The current service down at 11912365934555 \n"
+              f"1795527961650 INFO AutoClusterFailover [pulsar-service-provider-1-1] Current Pulsar service is "
+              f"secondary: {S1}, the primary service: {P} has been recover for 5000 ms, switch back to the primary service \n")
+
+
+def test_a_switch_to_the_cluster_in_use_fails_pip121_r10():
+    by_url = {P: "primary", S1: "s1"}
+    logged = java_client.switches_logged(SWITCH_LOG, by_url)
+    assert [(a, b) for _, a, b in logged] == [("primary", "s1"), ("s1", "primary")]
+    assert java_client.needless_reconnects(logged)[0] is True
+    # apache/pulsar#14442: the switch-back check ran while on the primary and switched to it again
+    again = SWITCH_LOG + (f"1795527962150 INFO AutoClusterFailover [x] Current Pulsar service is secondary: {P}, "
+                          f"the primary service: {P} has been recover for 5000 ms, switch back to the primary service \n")
+    ok, said = java_client.needless_reconnects(java_client.switches_logged(again, by_url))
+    assert ok is False and "1 of 3" in said
+    assert java_client.needless_reconnects([])[0] is None  # nothing logged: nothing shown
