@@ -20,6 +20,7 @@ import pulsar
 from pulsar_conformance.files import write_atomic
 
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from . import trace
 from .client import FailoverClient, FailoverConfig
 
 CONFIG = FailoverConfig("primary", ("s1",), interval_ms=200, failover_threshold=3, switch_back_threshold=3)
@@ -36,6 +37,8 @@ class Outcome:
     ok_after_switch: int = 0
     errors_after_switch: dict[str, int] = field(default_factory=dict)
     stored_on_s1: int | None = None
+    start_ns: int = 0
+    events: list = field(default_factory=list)  # trace.Event: the kill and the switches, for validation
 
     def verdict(self) -> tuple[bool | None, str]:
         if self.switched_ns is None:
@@ -52,6 +55,7 @@ def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, afte
     out = Outcome(run_dir, TOPIC.format(uuid.uuid4().hex[:8]))
     sends: list[tuple[int, str | None]] = []  # (completed at, error name or None)
     client = FailoverClient(deployment, CONFIG, tokens=tokens)
+    out.start_ns = client.attached[0].at_ns
     try:
         producer = within(CLIENT_CALL_DEADLINE_S, "create the producer",
                           lambda: client.client.create_producer(out.topic, send_timeout_millis=3000))
@@ -63,6 +67,8 @@ def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, afte
         client.close()
     # the poller saw the switch as it happened; a send blocked on the dead primary does not delay it
     out.switched_ns = next((at for at, _, to in client.switches() if to == "s1"), None)
+    out.events = [trace.Event(out.killed_ns, "down", "primary"),
+                  *(trace.Event(at, "switch", to, origin) for at, origin, to in client.switches())]
     out.ok_before = sum(1 for at, error in sends if at < out.killed_ns and error is None)
     if out.switched_ns is not None:
         after = [error for at, error in sends if at > out.switched_ns]
@@ -72,7 +78,8 @@ def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, afte
     admin = deployment.clusters["s1"].admin()
     stats = admin.get_or_refusal(admin.topic_path(out.topic) + "/stats")
     out.stored_on_s1 = stats.get("msgInCounter") if "error" not in stats else None
-    write_atomic(run_dir / "credentials.json", json.dumps(asdict(out) | {"run_dir": str(run_dir)}, indent=2))
+    write_atomic(run_dir / "credentials.json", json.dumps(asdict(out) | {"run_dir": str(run_dir)}, indent=2,
+                                                          default=str))
     return out
 
 

@@ -216,4 +216,7 @@ def test_target_credentials_applied_on_switch(token_clusters, certify_run, reque
     ok, said = out.verdict()
     rec("client-failover/credentials-on-switch/target-credentials", ok, said, ok_after_switch=out.ok_after_switch,
         errors_after_switch=out.errors_after_switch, stored_on_s1=out.stored_on_s1)
+    v = trace.validate_events(out.events, credentials.CONFIG, out.start_ns)
+    rec("client-failover/credentials-on-switch/trace", v.ok, evidence(v, out.events, out.start_ns),
+        requirements=["PIP121-R01", "PIP121-R04"], hidden_checks=v.hidden_steps)
     rec.finish()
