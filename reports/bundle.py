@@ -36,7 +36,9 @@ def command_line(args) -> str:
     if getattr(args, "select", None):
         parts += ["--select", args.select]
     for flag, value in (("--deployment", args.deployment), ("--pulsar-version", args.pulsar_version),
-                        ("--client-version", args.client_version), ("--out", args.out),
+                        ("--client-version", args.client_version),
+                        ("--java-client-version", getattr(args, "java_client_version", None)),
+                        ("--migration-tls", getattr(args, "migration_tls", None)), ("--out", args.out),
                         ("--vendor", args.vendor), ("--product", args.product)):
         if value:
             parts += [flag, value]
@@ -66,6 +68,8 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
         "narrowed": ({"excluded": excluded, "selected": selected} if excluded or selected else None),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "product": product, "versions": versions, "deployment": deployment["backend"], "seed": args.seed,
+        "configuration": {"migration_tls": getattr(args, "migration_tls", None) or "off"}
+        if "cluster-migration" in profile.areas else {},
         "command": command_line(args), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],
         "anomalies": {c["name"]: c["verdict"] for c in captures},

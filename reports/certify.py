@@ -37,6 +37,8 @@ def run_certify(args) -> int:
     profile = get_profile(args.profile)
     _check_exclusions(profile, getattr(args, "exclude", None) or ())
     deployment = _deployment_option(args.deployment, profile)
+    for mode in _migration_tls_modes(args):
+        _check_migration_tls(profile, mode, deployment)
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
     out = Path(args.out or Path("reports") / run_id).resolve()
     if out.exists() and any(out.iterdir()):
@@ -159,6 +161,32 @@ def _check_java_client(profile, wanted: str | None) -> None:
         resolve(wanted)
 
 
+def _migration_tls_modes(args) -> list[str]:
+    """The TLS modes a run or matrix will use (checked once, before any folder or cluster exists)."""
+    modes = [args.migration_tls] if getattr(args, "migration_tls", None) else []
+    from .series import parse_matrix
+
+    matrix = parse_matrix(getattr(args, "matrix", None))
+    return modes + (matrix[1] if matrix and matrix[0] == "migration-tls" else [])
+
+
+def _check_migration_tls(profile, wanted: str | None, deployment: dict) -> None:
+    """A TLS mode is a configuration of the local clusters the PIP-188 scenarios start (exit 2 otherwise)."""
+    if not wanted:
+        return
+    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
+
+    mode = tls_modes.check(wanted)
+    if "cluster-migration" not in profile.areas:
+        raise UsageError(f"--migration-tls applies to the cluster-migration profile, not {profile.name}",
+                         "leave --migration-tls out, or pass --profile cluster-migration")
+    if mode.brokers_tls and deployment["backend"] != "local":
+        raise UsageError(f"--migration-tls {mode.name} starts TLS brokers of the local backend; "
+                         f"this run's deployment is {deployment['backend']}",
+                         "for an external deployment, describe its TLS URLs and CA in the deployment file "
+                         "(docs/deployments.md) and leave --migration-tls out")
+
+
 def _child_env(args, profile, deployment: dict, out: Path) -> dict:
     env = dict(os.environ)
     env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(out)
@@ -172,6 +200,8 @@ def _child_env(args, profile, deployment: dict, out: Path) -> dict:
         env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = args.pulsar_version
     if getattr(args, "java_client_version", None):
         env["PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"] = args.java_client_version
+    if getattr(args, "migration_tls", None):
+        env["PULSAR_CONFORMANCE_MIGRATION_TLS"] = args.migration_tls
     return env
 
 

@@ -20,6 +20,10 @@ def register(commands) -> None:
     p.add_argument("--java-client-version", default=None, metavar="V",
                    help="pulsar-client-original release the Java client scenarios run (client-failover; default: the "
                         "deployment's Pulsar release), resolved from Maven Central before anything starts")
+    p.add_argument("--migration-tls", default=None, metavar="MODE",
+                   help="TLS configuration of the cluster-migration profile: off (default), advertised (TLS brokers, "
+                        "green advertised with its TLS URL, plain clients), on (TLS clients too) or on-no-tls-url "
+                        "(TLS clients, green advertised without a TLS URL); docs/cluster-migration.md")
     p.add_argument("--out", default=None, help="bundle directory (default reports/certify-<time>-<profile>/)")
     p.add_argument("--exclude", action="append", default=[], metavar="REQ[,REQ]",
                    help="narrow the profile: certify without these requirement ids (recorded in the bundle "
@@ -34,8 +38,8 @@ def register(commands) -> None:
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "
                         "OUT/summary.json counts each requirement's verdicts (pass 2/3) and marks the intermittent ones")
     p.add_argument("--matrix", default=None, metavar="AXIS=V1,V2",
-                   help="run the profile per release: pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0 or java-client=3.0.7,4.2.4 "
-                        "(baseline first); "
+                   help="run the profile per release: pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0 or java-client=3.0.7,4.2.4, "
+                        "or per configuration: migration-tls=off,advertised,on (baseline first); "
                         "each a bundle in OUT/AXIS-V, and OUT/compare.html side by side (exit 1 when any run fails)")
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
     p.add_argument("--product", default=None, help="PRODUCT.yaml product name (default from the deployment file)")

@@ -22,7 +22,8 @@ from .compare import FORMAT, Bundle, compare, render_html
 from .compare import text as compare_text
 from .verdicts import ORDER, combine
 
-AXES = {"pulsar": "pulsar_version", "client": "client_version", "java-client": "java_client_version"}
+AXES = {"pulsar": "pulsar_version", "client": "client_version", "java-client": "java_client_version",
+        "migration-tls": "migration_tls"}
 MAX_REPEAT = 20
 
 
@@ -34,13 +35,19 @@ def parse_matrix(text: str | None) -> tuple[str, list[str]] | None:
     versions = [v.strip() for v in values.split(",") if v.strip()]
     if axis not in AXES or len(versions) < 2:
         raise UsageError(f"--matrix {text!r}: expected AXIS=V1,V2[,...] with AXIS one of {', '.join(AXES)}",
-                         "e.g. --matrix pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0 or java-client=3.0.7,4.2.4 "
+                         "e.g. --matrix pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0, java-client=3.0.7,4.2.4 "
+                         "or migration-tls=off,advertised,on "
                          "(baseline first)")
     if axis in ("pulsar", "java-client"):  # the Java client is released with Pulsar, numbered alike
         from pulsar_conformance.fixtures.deploy.versions import parse_version
 
         for version in versions:
             parse_version(version)  # a malformed or too-old release is exit 2 before any cluster starts
+    if axis == "migration-tls":
+        from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
+
+        for value in versions:
+            tls_modes.check(value)
     return axis, versions
 
 

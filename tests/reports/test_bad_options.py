@@ -42,3 +42,25 @@ def test_exclude_names_only_what_the_profile_certifies(tmp_path):
                          "--json"))
     assert "PIP188-R07" in doc["error"] and "GEO-R01" in doc["fix"]
     assert not (tmp_path / "b").exists()
+
+
+def test_unknown_migration_tls_mode_lists_the_modes(tmp_path):
+    doc = _error(run_cli("certify", "--profile", "cluster-migration", "--migration-tls", "maybe",
+                         "--out", str(tmp_path / "b"), "--json"))
+    assert "unknown --migration-tls mode 'maybe'" in doc["error"]
+    assert all(mode in doc["fix"] for mode in ("off", "advertised", "on", "on-no-tls-url")), doc["fix"]
+    assert not (tmp_path / "b").exists()
+
+
+def test_migration_tls_belongs_to_the_cluster_migration_profile(tmp_path):
+    doc = _error(run_cli("certify", "--profile", "geo-replication", "--migration-tls", "on",
+                         "--out", str(tmp_path / "b"), "--json"))
+    assert "cluster-migration profile, not geo-replication" in doc["error"] and "--migration-tls" in doc["fix"]
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_migration_tls_matrix_checks_every_mode_first(tmp_path):
+    doc = _error(run_cli("certify", "--profile", "cluster-migration", "--matrix", "migration-tls=off,sometimes",
+                         "--out", str(tmp_path / "b"), "--json"))
+    assert "unknown --migration-tls mode 'sometimes'" in doc["error"]
+    assert not (tmp_path / "b").exists()

@@ -18,7 +18,7 @@ import os
 import pytest
 
 from ...harness.traffic import Sub, TopicLoad
-from . import observe, scenario
+from . import observe, scenario, tls_modes
 from .checks import CHECKS
 from .verdicts import (
     Recorder,
@@ -38,8 +38,8 @@ SUB_TYPES = ("Exclusive", "Shared", "Failover", "KeyShared")
 
 @pytest.fixture(scope="module")
 def blue_green(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
-    deployment = pulsar_deployment_factory(
-        ("blue", "green"), name=f"mig-{os.getpid()}",
+    deployment = tls_modes.deploy(
+        pulsar_deployment_factory, ("blue", "green"), name=f"mig-{os.getpid()}",
         broker_config={"blue": {"clusterMigrationCheckDurationSeconds": 1,
                                 "clusterMigrationAutoResourceCreation": True}})
     for name in ("blue", "green"):
@@ -96,7 +96,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
 
     def trigger() -> str:
         observe.migrate_cluster(blue.admin(), "blue", green)
-        return "blue migrated to green (cluster level)"
+        return "blue migrated to green (cluster level)" + tls_modes.evidence()
 
     def after_trigger(traffic) -> str:
         # a client that cannot follow the redirect cannot even be created (it times out): the

@@ -28,7 +28,7 @@ from pulsar_conformance.wait import wait_until
 from ...harness import evidence
 from ...harness.traffic import Sub, TopicLoad
 from ...run import VerdictUnknown
-from . import judge, observe, scenario, trace
+from . import judge, observe, scenario, tls_modes, trace
 from .checks import CHECKS
 from .verdicts import (
     Recorder,
@@ -48,8 +48,8 @@ NOAUTO = f"{TENANT}/noauto"
 
 @pytest.fixture(scope="module")
 def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
-    deployment = pulsar_deployment_factory(
-        CLUSTERS, name=f"mig-regions-{os.getpid()}",
+    deployment = tls_modes.deploy(
+        pulsar_deployment_factory, CLUSTERS, name=f"mig-regions-{os.getpid()}",
         broker_config={"blue": {"clusterMigrationCheckDurationSeconds": 1,
                                 "clusterMigrationAutoResourceCreation": False}})
     for name in CLUSTERS:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ...harness.recorder import Recorder
-from . import observe
+from . import observe, tls_modes
 from .checks import CHECKS
 
 
@@ -102,7 +102,7 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
                 continue
             rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", p.on_green > 0,
                 f"blue {'could not tell the client (protocol < v20)' if unsupported else 'redirected'} {p.name}; "
-                f"it then stored {p.on_green} sends on green and failed {p.send_errors}")
+                f"it then stored {p.on_green} sends on green and failed {p.send_errors}" + tls_modes.evidence())
             if unsupported:
                 # seen only when the migration began: nothing refused or reported it before (R13)
                 rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
