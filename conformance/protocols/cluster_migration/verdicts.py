@@ -92,6 +92,10 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
     if not blue_log:
         rec(f"{prefix}/client-follows-redirect", None, "blue's broker log is not available on this deployment")
         return
+    unbuilt = command_not_built(blue_log)
+    if unbuilt:
+        # the broker, not the client: nothing reached the client to follow (docs/findings.md F-188-13)
+        rec(f"{prefix}/migrated-command-sent", False, unbuilt)
     for topic, o in topics.items():
         if o.placement.problems:
             continue  # where the sends were stored is unknown: judge_topics recorded it
@@ -100,9 +104,12 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
             unsupported = f"client doesn't support topic migration handling PersistentTopic{{topic={topic}}}" in blue_log
             if not (told or unsupported):
                 continue
-            rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", p.on_green > 0,
+            told_ok = p.on_green > 0 or (None if unbuilt and not unsupported else False)
+            rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/client-follows-redirect", told_ok,
                 f"blue {'could not tell the client (protocol < v20)' if unsupported else 'redirected'} {p.name}; "
-                f"it then stored {p.on_green} sends on green and failed {p.send_errors}" + tls_modes.evidence())
+                f"it then stored {p.on_green} sends on green and failed {p.send_errors}" + tls_modes.evidence()
+                + ("; blue failed to build the Migrated-Topic command, so the client was never told: "
+                   "the client's part is not judged" if told_ok is None else ""))
             if unsupported:
                 # seen only when the migration began: nothing refused or reported it before (R13)
                 rec(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
@@ -110,6 +117,23 @@ def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> No
                     "Pulsar has no clientMinVersionAllowed (docs/findings.md F-188-7)")
 
 
+
+
+# Pulsar 3.0.x-3.2.x: Commands.newTopicMigrated sets the TLS URL unconditionally, and a target
+# without one throws while the command is built (lightproto refuses a null string).
+_UNBUILT = "CommandTopicMigrated.setBrokerServiceUrl"
+
+
+def command_not_built(log: str) -> str:
+    """What blue's log says about Migrated-Topic commands it failed to build ("" when none)."""
+    failures = log.count(_UNBUILT)
+    if not failures:
+        return ""
+    tls = "Tls" if f"{_UNBUILT}Tls(" in log else ""
+    return (f"blue threw {failures} NullPointerException(s) building CommandTopicMigrated "
+            f"(at CommandTopicMigrated.setBrokerServiceUrl{tls}): the migration target has no "
+            f"{'TLS ' if tls else ''}broker URL and this release sets it unconditionally, so no client was told "
+            "where to go (docs/findings.md F-188-13)")
 
 
 def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = frozenset(),

@@ -18,7 +18,11 @@ import pyarrow.parquet as pq
 
 from pulsar_conformance.conformance.protocols.cluster_migration import judge, scenario, trace
 from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
-from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import judge_topics, record_traces
+from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import (
+    judge_clients,
+    judge_topics,
+    record_traces,
+)
 
 from .recorded import DATA, EXCLUSIVE, PRODUCER
 
@@ -171,3 +175,31 @@ def test_no_new_topic_in_blue_is_unknown_when_blue_cannot_say_or_the_producer_ne
     assert _not_created(state(error="HTTP 404: not found", entries=None), state(error=None, entries=10)) is True
     assert _not_created(state(error="HTTP 500: already migrated", entries=None), state(error=None, entries=10)) is None
     assert _not_created(state(error="HTTP 404: not found", entries=None), state(error=None, entries=0)) is None
+
+
+# Pulsar 3.0.7, a target without a TLS URL (certify --pulsar-version 3.0.7, 2026-11-24): blue logs the
+# redirect, then fails to build the command it would have sent
+REDIRECT_LINE = ("INFO  org.apache.pulsar.broker.service.ServerCnx - [/127.0.0.1:53620] redirect migrated producer to "
+                 "topic persistent://mig/live/shared: producerId=0, producerName = p1, Topic was already migrated\n")
+UNBUILT_LINES = ("java.lang.NullPointerException: Cannot invoke \"java.lang.CharSequence.length()\" because \"seq\" is null\n"
+                 "\tat org.apache.pulsar.common.api.proto.CommandTopicMigrated.setBrokerServiceUrlTls(CommandTopicMigrated.java:142)\n"
+                 "\tat org.apache.pulsar.common.protocol.Commands.newTopicMigrated(Commands.java:762)\n")
+
+
+def _stranded_producer() -> dict:
+    producer = SimpleNamespace(name="p1", on_green=0, on_blue=300, send_errors=1001)
+    return {"persistent://mig/live/shared": SimpleNamespace(placement=SimpleNamespace(problems=[]), producers=[producer])}
+
+
+def test_a_command_blue_could_not_build_fails_the_broker_not_the_client():
+    rows = recorded(judge_clients, _stranded_producer(), REDIRECT_LINE + UNBUILT_LINES * 3, "cluster-migration")
+    reqs, ok, evidence = rows["cluster-migration/migrated-command-sent"]
+    assert (reqs, ok) == (["PIP188-R03"], False) and "3 NullPointerException(s)" in evidence and "F-188-13" in evidence
+    reqs, ok, evidence = rows["cluster-migration/shared/p1/client-follows-redirect"]
+    assert (reqs, ok) == (["PIP188-R16"], None) and "never told" in evidence
+
+
+def test_a_client_that_was_told_and_stayed_still_fails_r16():
+    rows = recorded(judge_clients, _stranded_producer(), REDIRECT_LINE, "cluster-migration")
+    assert "cluster-migration/migrated-command-sent" not in rows
+    assert rows["cluster-migration/shared/p1/client-follows-redirect"][1] is False
