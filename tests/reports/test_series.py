@@ -49,7 +49,11 @@ def test_series_options_are_checked_before_anything_runs():
     java = plan(Namespace(seed=1, repeat=1, matrix="java-client=3.0.7,4.2.4"))
     assert [(cell, over) for cell, _, over in java] == [("java-client-3.0.7", {"java_client_version": "3.0.7", "seed": 1}),
                                                       ("java-client-4.2.4", {"java_client_version": "4.2.4", "seed": 1})]
-    for bad in ("pulsar=4.2.4", "broker=4.0.1,4.2.4", "pulsar=2.11.0,4.2.4", "pulsar=four,4.2.4", "java-client=x,4.2.4"):
+    tls = plan(Namespace(seed=1, repeat=1, matrix="migration-tls=off,on"))
+    assert [(cell, over) for cell, _, over in tls] == [("migration-tls-off", {"migration_tls": "off", "seed": 1}),
+                                                     ("migration-tls-on", {"migration_tls": "on", "seed": 1})]
+    for bad in ("pulsar=4.2.4", "broker=4.0.1,4.2.4", "pulsar=2.11.0,4.2.4", "pulsar=four,4.2.4", "java-client=x,4.2.4",
+                "migration-tls=off,always"):
         with pytest.raises(UsageError):
             parse_matrix(bad)
     with pytest.raises(UsageError, match="--repeat 0"):
