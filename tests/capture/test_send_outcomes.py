@@ -73,3 +73,23 @@ def test_the_outcome_buffer_is_bounded_by_back_pressure(tmp_path):
             producer.send_async(b"x")
             assert len(producer._outcomes) <= 4 * 100
     assert ds.dataset(str(tmp_path / "events")).count_rows() == 3_000
+
+
+def test_sends_with_properties_or_other_options_take_the_general_path(tmp_path):
+    """The short path covers bytes, an optional str key and no other option; anything else
+    goes through pulsar.Producer.send_async with the same identity and the same rows."""
+    seen = []
+    with Capture(tmp_path, run_id="r1") as capture:
+        producer = capture.producer(_FakeClient(), "persistent://t/ns/a", name="p1")
+        producer.send_async(b"a", lambda result, msg_id: seen.append(1))                      # short path
+        producer.send_async(b"b", None, properties={"trace": "t-2", "uid": "spoofed"})          # general
+        producer.send_async(b"c", lambda result, msg_id: seen.append(3), ordering_key="o-3")    # general
+        producer.send_async(b"d", None, key="k-4")                                              # short path
+    assert seen == [1, 3]
+    sent = producer._producer._producer.sent
+    assert [m.properties() for m in sent] == [{"uid": "p1/1"}, {"trace": "t-2", "uid": "p1/2"}, {"uid": "p1/3"},
+                                             {"uid": "p1/4"}]
+    assert sent[2].ordering_key() == "o-3" and sent[3].partition_key() == "k-4" and sent[0].partition_key() == ""
+    rows = sorted(ds.dataset(str(tmp_path / "events")).to_table().to_pylist(), key=lambda r: r["seq"])
+    assert [(r["seq"], r["uid"], r["key"]) for r in rows] == [(1, "p1/1", None), (2, "p1/2", None), (3, "p1/3", "o-3"),
+                                                               (4, "p1/4", "k-4")]
