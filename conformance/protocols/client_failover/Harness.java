@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pulsar.client.api.AuthenticationFactory;
 import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.ClientBuilder;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
@@ -163,10 +165,15 @@ public class Harness {
                     .switchBackDelay(Long.parseLong(a.get("switch_back_delay_ms")), TimeUnit.MILLISECONDS)
                     .build();
         }
-        PulsarClient client = PulsarClient.builder()
+        ClientBuilder builder = PulsarClient.builder()
                 .serviceUrlProvider(provider)
-                .operationTimeout(10, TimeUnit.SECONDS)
-                .build();
+                .operationTimeout(10, TimeUnit.SECONDS);
+        // the first cluster's token comes by environment, not argv, which any process may read
+        String token = System.getenv("PULSAR_CONFORMANCE_HARNESS_TOKEN");
+        if (token != null && !token.isEmpty()) {
+            builder.authentication(AuthenticationFactory.token(token));
+        }
+        PulsarClient client = builder.build();
 
         AtomicReference<String> attached = new AtomicReference<>(provider.getServiceUrl());
         say("attached " + nowNs() + " " + attached.get());

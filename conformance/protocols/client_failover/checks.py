@@ -16,6 +16,8 @@ CHECKS = Checks(
               "no acknowledged send lost across the switches (Spark)"),
         Check("client-failover/credentials-on-switch/target-credentials", ("PIP121-R06",),
               "after the switch, sends are acknowledged by a target that accepts only its own token"),
+        Check("client-failover/java-credentials-on-switch/target-credentials", ("PIP121-R06",),
+              "the Java client, moved by its URL provider with the target's token, is acknowledged there"),
         Check("client-failover/<scenario>/no-needless-reconnect", ("PIP121-R10",),
               "no switch the (Java) client logs is to the cluster it already uses"),
         Check("client-failover/<scenario>/switches-apart", ("PIP121-R09",),

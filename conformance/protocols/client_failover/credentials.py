@@ -92,3 +92,40 @@ def _send_for(producer, sends: list, seconds: float) -> None:
         except (pulsar.PulsarException, Hung) as error:
             sends.append((time.time_ns(), type(error).__name__))
         time.sleep(0.05)
+
+
+# The Java client: ControlledClusterFailover takes the target's credentials from the URL provider's
+# answer (authPluginClassName, authParamsString) with its URL; no kill needed, the provider moves it.
+JAVA_CONFIG = FailoverConfig("primary", ("s1",), interval_ms=500, variant="controlled")
+
+
+def run_java(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, seed: int = 1):
+    """The Java client pointed from the primary to s1 by its URL provider, each cluster's token
+    handed over with it (``tokens`` overrides them: the suite's own tests give s1 the primary's)."""
+    from .scenario import run_java as run_scenario
+
+    if deployment.process("primary") is None:  # the Python scenario killed it: this one needs it
+        deployment.start("primary")
+    given = {name: c.token for name, c in deployment.clusters.items()} | (tokens or {})
+    topic = TOPIC.format(uuid.uuid4().hex[:8])
+    return run_scenario(deployment, run_dir, "java-credentials-on-switch", JAVA_CONFIG, topic,
+                        [(3.0, lambda f: f.point_to("s1")), (6.0, lambda f: None)], seed=seed, controlled=True,
+                        tokens=given, drain_seconds=10.0), topic
+
+
+def java_verdict(deployment, out, topic: str) -> tuple[bool | None, str]:
+    """Sends acknowledged after the Java client's switch to s1, and s1 stored them."""
+    switch = next((e for e in out.events if e.kind == "switch" and e.cluster == "s1"), None)
+    if switch is None:
+        return None, "the Java client never switched to s1 (the URL provider pointed it there)"
+    kinds = list(zip(out.columns["ts_ns"], out.columns["kind"], strict=True))
+    ok_before = sum(1 for t, k in kinds if k == "send_ok" and t < switch.at_ns)
+    ok_after = sum(1 for t, k in kinds if k == "send_ok" and t > switch.at_ns)
+    failed_after = sum(1 for t, k in kinds if k in ("send_err", "send_unknown") and t > switch.at_ns)
+    admin = deployment.clusters["s1"].admin()
+    stats = admin.get_or_refusal(admin.topic_path(topic) + "/stats")
+    stored = stats.get("msgInCounter") if "error" not in stats else None
+    return ok_after > 0 and bool(stored), (
+        f"ControlledClusterFailover switched to s1 {(switch.at_ns - out.start_ns) / 1e9:.2f} s after it started, "
+        f"handed s1's URL and a token by the URL provider; {ok_before} sends acknowledged by the primary before, "
+        f"{ok_after} after the switch, {failed_after} failed after it; s1 stored {stored}")

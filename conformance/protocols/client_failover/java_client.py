@@ -106,8 +106,8 @@ class UrlProvider:
     """The HTTP URL provider ControlledClusterFailover polls, on loopback: it answers
     ``{"serviceUrl": ...}`` with whatever the scenario points it to."""
 
-    def __init__(self, service_url: str):
-        self.answer = {"serviceUrl": service_url}
+    def __init__(self, answer: dict):
+        self.answer = answer
         self.polls = 0
         provider = self
 
@@ -146,6 +146,9 @@ class JavaFailoverClient:
     drain_seconds: float = 45.0
     start_seconds: int = 30  # to create the producer and the consumer
     version: str = ""
+    # per cluster, the token ControlledClusterFailover is handed with that cluster's URL (PIP121-R06);
+    # the first cluster's also goes to the client builder
+    tokens: dict[str, str] | None = field(default=None, repr=False)
     attached: list[Attachment] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
@@ -155,7 +158,7 @@ class JavaFailoverClient:
         self.urls = {name: clusters[name].service_url for name in names}
         self.by_url = {url: name for name, url in self.urls.items()}
         self.version = self.version or wanted_version(self.deployment)
-        self.provider = UrlProvider(self.urls[self.config.primary]) if self.controlled else None
+        self.provider = UrlProvider(self._answer(self.config.primary)) if self.controlled else None
         self._changed = threading.Condition()
         self.proc = None
         self.ended = False
@@ -186,7 +189,11 @@ class JavaFailoverClient:
                    f"-Dlog4j.configurationFile={log4j}", f"@{argfile}", str(HARNESS),
                    *(f"{k}={v}" for k, v in args.items())]
         stderr = (self.run_dir / "java-stderr.txt").open("w")
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        env = dict(os.environ)
+        if self.tokens and self.tokens.get(c.primary):
+            env["PULSAR_CONFORMANCE_HARNESS_TOKEN"] = self.tokens[c.primary]
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                     env=env)
         stderr.close()
         threading.Thread(target=self._read, name="java-harness", daemon=True).start()
         if not self._wait(lambda: any(line.startswith("ready") for line in self.lines) or self.ended,
@@ -223,8 +230,15 @@ class JavaFailoverClient:
         self._wait(lambda: moved() is not None, timeout)
         return moved()
 
+    def _answer(self, cluster: str) -> dict:
+        """What the URL provider serves for ``cluster``: its URL, and its credentials where it has its own."""
+        answer = {"serviceUrl": self.urls[cluster]}
+        if self.tokens and self.tokens.get(cluster):
+            answer.update(authPluginClassName=TOKEN_PLUGIN, authParamsString=f"token:{self.tokens[cluster]}")
+        return answer
+
     def point_to(self, cluster: str) -> None:
-        self.provider.answer = {"serviceUrl": self.urls[cluster]}
+        self.provider.answer = self._answer(cluster)
 
     def switches(self) -> list[tuple[int, str, str]]:
         return [(b.at_ns, a.cluster, b.cluster) for a, b in zip(self.attached, self.attached[1:], strict=False)]
@@ -283,11 +297,13 @@ class JavaFailoverClient:
 
 
 # the client's probe failures and switches with their epoch times; WARN elsewhere keeps it small
+TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
 _LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="ERROR">
   <Appenders>
     <File name="file" fileName="{log}" append="false" immediateFlush="true">
-      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %m %throwable{{short.message}}%n"/>
+      <!-- ControlledClusterFailover logs its whole configuration on a switch, token included: masked here -->
+      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %replace{{%m}}{{token:[A-Za-z0-9._~+/=-]+}}{{token:***}} %throwable{{short.message}}%n"/>
     </File>
   </Appenders>
   <Loggers>

@@ -145,15 +145,17 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
 
 
 def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str, steps: list[Step], *,
-             seed: int, rate: float = 50.0, controlled: bool = False, drain_seconds: float = 45.0) -> Outcome:
+             seed: int, rate: float = 50.0, controlled: bool = False, drain_seconds: float = 45.0,
+             tokens: dict[str, str] | None = None) -> Outcome:
     """The same scenario through the real Java client (java_client.py): its producer and consumer
-    run in the JVM, their events become this capture's rows when it ends."""
+    run in the JVM, their events become this capture's rows when it ends. ``tokens``: per cluster,
+    the credentials the URL provider hands over with that cluster (controlled only)."""
     faults = Faults(deployment, timeline.Timeline(name))
     with Capture(run_dir, allowed=list(ALLOWED), scenario={"seed": seed, "name": name, "client": "java",
                                                            **config.to_json()}) as capture:
         capture.must_see(topic, "reader")
         client = JavaFailoverClient(deployment, config, run_dir, topic, controlled=controlled, rate=rate,
-                                    drain_seconds=drain_seconds)
+                                    drain_seconds=drain_seconds, tokens=tokens)
         faults.client = client
         hung: list[str] = []
         try:

@@ -18,7 +18,9 @@ from dataclasses import replace
 
 import pytest
 
-from . import scenario, trace
+from ...harness.recorder import Recorder
+from . import credentials, scenario, trace
+from .checks import CHECKS
 from .client import FailoverConfig
 from .test_client_failover import after, paused_primary, record_common, run_scenario, switch_figures
 
@@ -110,6 +112,17 @@ def test_java_controlled_failover(clusters, certify_run, request):
         f"the HTTP URL provider on loopback answered {out.java['provider_polls']} polls (every {CONTROLLED.interval_ms} ms) "
         f"and changed its answer {len(followed)} times; ControlledClusterFailover followed {', '.join(followed)}")
     record_common(rec, out, prefix, ["PIP121-R05"])
+    rec.finish()
+
+
+def test_java_target_credentials_applied_on_switch(token_clusters, certify_run, request):
+    """PIP121-R06 on the Java client: the URL provider moves it to s1 with s1's token (the primary's
+    is refused there); conformance/protocols/client_failover/credentials.py."""
+    out, topic = credentials.run_java(token_clusters, certify_run.directory("captures", "java-credentials-on-switch"),
+                                      seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    ok, said = credentials.java_verdict(token_clusters, out, topic)
+    rec("client-failover/java-credentials-on-switch/target-credentials", ok, said)
     rec.finish()
 
 

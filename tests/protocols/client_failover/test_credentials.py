@@ -23,3 +23,17 @@ def test_the_wrong_token_for_the_target_fails_the_check(tmp_path):
     assert out.ok_before > 0, said  # the primary took its own token
     assert ok is False and out.ok_after_switch == 0 and out.errors_after_switch, said
     assert (tmp_path / "wrong" / "credentials.json").exists()
+
+
+def test_the_java_client_handed_the_wrong_token_fails_the_check(tmp_path):
+    """The Java client's R06 check (ControlledClusterFailover, the token from the URL provider) fails
+    the same way when the provider hands it the primary's token for s1."""
+    with LocalDeployment.launch(["primary", "s1"], name=f"creds-java-{os.getpid()}", auth="token-per-cluster",
+                                heap_mb=384, state_dir=tmp_path / "state") as deployment:
+        primary_token = deployment.clusters["primary"].token
+        out, topic = credentials.run_java(deployment, tmp_path / "wrong-java", tokens={"s1": primary_token})
+        ok, said = credentials.java_verdict(deployment, out, topic)
+    assert ok is False and " 0 after the switch" in said, said
+    assert "sends acknowledged by the primary before" in said and not said.startswith("0 ")
+    log = (tmp_path / "wrong-java" / "java-client.log").read_text()
+    assert primary_token not in log and "token:***" in log  # the client logs the configuration: masked
