@@ -53,7 +53,10 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path, backend):
             unavailable("a Docker engine", why)
         engine_before = docker_engine.ping() is not None
     out = tmp_path / "bundle"
-    env = {**os.environ, "PYTEST_ADDOPTS": "-p tests.support.hang_plugin",
+    # a state dir of its own: the run's processes carry it in their marker, other deployments on the
+    # machine (a developer's, another test's) do not, and must not count as left behind
+    state = (tmp_path / "state").resolve()
+    env = {**os.environ, "PYTEST_ADDOPTS": "-p tests.support.hang_plugin", "PULSAR_CONFORMANCE_STATE_DIR": str(state),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen([*CLI, "certify", "--profile", "smoke", "--deployment", backend, "--out", str(out), "--json"],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -83,7 +86,7 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path, backend):
         # everything the run started: the pytest child, the brokers, the fault proxy
         started = psutil.Process(proc.pid).children(recursive=True)
         # a container's JVM is the engine's child, not ours: found by the suite's marker
-        started += [p for p in processes.find_marked(processes.MARKER_PREFIX) if p not in started]
+        started += [p for p in processes.find_marked(processes.MARKER_PREFIX + str(state)) if p not in started]
         assert any("java" in " ".join(p.cmdline()) for p in started), [p.cmdline()[:3] for p in started]
         if backend == "containers":
             assert _containers_left(), "the run's clusters are not in containers"
