@@ -41,7 +41,8 @@ def test_a_tls_client_follows_greens_tls_url(tmp_path):
     assert r16["verdict"] == "pass", r16
     assert all("TLS mode on: clients on pulsar+ssl, green advertised with its TLS broker URL" in e
                for e in r16["evidence"]), r16["evidence"]
-    assert rc in (0, 1), summary["reasons"]
+    # one scenario of the profile: a run with no failing MUST is unknown for what the others judge
+    assert rc in (0, 1) or (rc == 2 and any(r.startswith("narrowed:") for r in summary["reasons"])), summary["reasons"]
 
 
 def test_without_a_tls_url_the_tls_client_is_stranded_and_r16_fails(tmp_path):
