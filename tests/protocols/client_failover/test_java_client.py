@@ -30,7 +30,10 @@ def deployment(urls=URLS):
 
 
 def jvms() -> set[int]:
-    return {p.pid for p in psutil.Process().children(recursive=True) if "java" in p.name()}
+    """JVMs this process started and left (Maven's, a harness), but not the local Spark session's
+    gateway, which an earlier test's capture check started and the session keeps until it ends."""
+    return {p.pid for p in psutil.Process().children(recursive=True)
+            if "java" in p.name() and not any("pyspark" in arg for arg in p.cmdline())}
 
 
 def test_a_java_client_maven_cannot_resolve_is_refused_with_the_fix_and_no_jvm_left():
