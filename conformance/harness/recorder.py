@@ -21,7 +21,8 @@ class Recorder:
         """Record ``check`` (a name its protocol declares, which says what it judges); a check
         whose scenario chooses among its declared requirements passes them as ``requirements``."""
         judged = self.checks.requirements(check, requirements)
-        details["capture"] = str(self.outcome.run_dir.relative_to(self.run.out))
+        if self.outcome is not None:  # a check made before any traffic (a release's answer) has no capture
+            details["capture"] = str(self.outcome.run_dir.relative_to(self.run.out))
         self.rows.append(record(self.run, check=check, kind="deployment", requirements=judged,
                                 verdict=verdict_of(ok), evidence=evidence, test=self.test, details=details))
 

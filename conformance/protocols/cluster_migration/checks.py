@@ -44,7 +44,8 @@ CHECKS = Checks(
         Check("<scenario>/spec-prediction", ("PIP188-R09",), "without auto-creation, what the spec predicts happened"),
         Check("<scenario>/state-local", ("PIP188-R12",), "the migration state is the cluster's own, not replicated"),
         Check("<scenario>/namespace-level-migration", ("PIP188-R06",),
-              "the release offers namespace-level migration (recorded only where it does not: not applicable)"),
+              "the release offers namespace-level migration (recorded only where it does not: not applicable; "
+              "or where the call fails: fail)"),
         Check("namespace-migration/state-local", ("PIP188-R06", "PIP188-R12"),
               "a namespace migration marks that namespace only, and locally"),
         Check("<scenario>/state-survives", ("PIP188-R12",), "the migration state survives blue's restart"),

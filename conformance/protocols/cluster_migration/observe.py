@@ -63,10 +63,12 @@ class TopicState:
                 "error": self.error}
 
 
-def namespace_migration_refusal(admin, namespace: str) -> str | None:
-    """How the release refuses namespace-level migration, or None when it offers it. Releases
-    before 3.2 have no such endpoint (their REST layer answers 404 or 405, not Pulsar's "does not
-    exist" for the namespace); asking with ``false``, the default, changes nothing."""
+def namespace_migration_refusal(admin, namespace: str) -> tuple[bool, str] | None:
+    """How the release refuses namespace-level migration, or None when it offers it: (lacks, said).
+    Releases before 3.2 have no such endpoint (their REST layer answers 404 or 405, not Pulsar's
+    "does not exist" for the namespace): ``lacks``. A release that has it but fails the call
+    (3.3.2 answers HTTP 500 from its metadata store) offers it broken: not ``lacks``. Asking with
+    ``false``, the default, changes nothing."""
     try:
         admin.migrate_namespace(namespace, migrated=False)
     except AdminError as error:
@@ -74,8 +76,12 @@ def namespace_migration_refusal(admin, namespace: str) -> str | None:
         if error.status in (404, 405) and "does not exist" not in said.lower():
             # the web server's own error page, not a Pulsar error: no resource serves the path
             what = "its web server's error page, no Pulsar error" if "<html" in said.lower() else said[:160]
-            return (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
-                    f"({what}): this release has no namespace-level migration (it came with Pulsar 3.2)")
+            return True, (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
+                          f"({what}): this release has no namespace-level migration (it came with Pulsar 3.2)")
+        if error.status is not None and error.status >= 500:
+            return False, (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
+                           f"false on a namespace it had just created ({said[:300]}): the release has "
+                           "namespace-level migration, and it fails")
         raise
     return None
 

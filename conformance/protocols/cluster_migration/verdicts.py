@@ -179,13 +179,18 @@ def not_created(blue, green) -> bool | None:
 
 
 def lacks_namespace_migration(certify_run, request, blue, namespace: str, scenario: str) -> bool:
-    """True, with ``<scenario>/namespace-level-migration`` recorded as not applicable, when the
-    release under test has no namespace-level migration: a scenario built on it has nothing to
-    observe there, and its other requirements are left to the scenarios that can run."""
+    """True, with ``<scenario>/namespace-level-migration`` recorded, when the release under test
+    cannot run a namespace-level migration: not applicable where it has none, a failure where it
+    has the endpoint and the call fails. A scenario built on it has nothing to observe then, and
+    its other requirements are left to the scenarios that can run."""
     refusal = observe.namespace_migration_refusal(blue.admin(), namespace)
     if refusal is None:
         return False
+    lacks, said = refusal
     rec = Recorder(certify_run, request, None, CHECKS)
-    rec.not_applicable(f"{scenario}/namespace-level-migration", refusal)
+    if lacks:
+        rec.not_applicable(f"{scenario}/namespace-level-migration", said)
+    else:
+        rec(f"{scenario}/namespace-level-migration", False, said)
     rec.finish()
     return True

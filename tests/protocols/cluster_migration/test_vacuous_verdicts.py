@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+import pytest
 
 from pulsar_conformance.conformance.protocols.cluster_migration import judge, scenario, trace
 from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
@@ -23,6 +24,7 @@ from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import 
     judge_topics,
     record_traces,
 )
+from pulsar_conformance.fixtures.deploy.admin import AdminError
 
 from .recorded import DATA, EXCLUSIVE, PRODUCER
 
@@ -203,3 +205,26 @@ def test_a_client_that_was_told_and_stayed_still_fails_r16():
     rows = recorded(judge_clients, _stranded_producer(), REDIRECT_LINE, "cluster-migration")
     assert "cluster-migration/migrated-command-sent" not in rows
     assert rows["cluster-migration/shared/p1/client-follows-redirect"][1] is False
+
+
+class _Blue:
+    def __init__(self, status: int | None, body: str):
+        self.error = (status, body)
+
+    def migrate_namespace(self, namespace, migrated=True):
+        if self.error[0] is not None:
+            raise AdminError("POST", f"http://blue/admin/v2/namespaces/{namespace}/migration", *self.error)
+
+
+def test_namespace_migration_a_release_lacks_is_told_from_one_that_fails():
+    from pulsar_conformance.conformance.protocols.cluster_migration.observe import namespace_migration_refusal
+
+    assert namespace_migration_refusal(_Blue(None, ""), "mig/moving") is None
+    lacks, said = namespace_migration_refusal(_Blue(405, "<html>Method Not Allowed</html>"), "mig/moving")
+    assert lacks and "no namespace-level migration" in said
+    # Pulsar 3.3.2 (2026-11-24): the endpoint is there and its metadata store update fails
+    lacks, said = namespace_migration_refusal(
+        _Blue(500, '{"reason":"org.apache.pulsar.metadata.api.MetadataStoreException$NotFoundException"}'), "mig/moving")
+    assert not lacks and "HTTP 500" in said and "NotFoundException" in said and "it fails" in said
+    with pytest.raises(AdminError):  # a namespace that does not exist is the suite's problem, not the release's
+        namespace_migration_refusal(_Blue(404, '{"reason":"Namespace does not exist"}'), "mig/moving")
