@@ -43,7 +43,6 @@ import resource
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -53,20 +52,13 @@ from _pulsar import MessageBuilder
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.capture import writer as writer_module
+from pulsar_conformance.fixtures.capture.bench import Countdown, producer_options
 
 
 def run_variant(client, variant: str, messages: int, payload: bytes, batching: bool) -> dict:
     topic = f"persistent://public/default/bench-variants-{uuid.uuid4().hex[:8]}"
-    options = dict(batching_enabled=batching, block_if_queue_full=True, max_pending_messages=10_000,
-                   batching_max_publish_delay_ms=5)
-    remaining = [messages]
-    lock, done = threading.Lock(), threading.Event()
-
-    def completed(result, msg_id) -> None:
-        with lock:
-            remaining[0] -= 1
-            if remaining[0] == 0:
-                done.set()
+    options = producer_options(batching)
+    completed = Countdown(messages)
 
     tmp = tempfile.TemporaryDirectory(prefix="bench-variants-") if variant.startswith("captured") else None
     capture_class = Capture
@@ -178,8 +170,8 @@ def run_variant(client, variant: str, messages: int, payload: bytes, batching: b
             send(payload, completed)
     sent = time.perf_counter()
     producer.flush()
-    if not done.wait(120):
-        raise RuntimeError(f"{variant}: only {messages - remaining[0]} sends completed")
+    if not completed.done.wait(120):
+        raise RuntimeError(f"{variant}: only {messages - completed.remaining} sends completed")
     closing = time.perf_counter()
     if capture is not None:
         capture.close()
