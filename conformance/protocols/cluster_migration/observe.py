@@ -15,15 +15,13 @@ from pulsar_conformance.fixtures.deploy.admin import AdminError
 from . import tls_modes
 
 
-def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> dict:
+def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> None:
     """Migrate ``cluster`` to ``target`` (its admin and broker URLs, and its TLS ones where the
-    run's TLS mode advertises them: tls_modes.py); the URLs given, for the evidence."""
-    urls = {"serviceUrl": target.admin_url, "brokerServiceUrl": target.plain_service_url}
-    if tls_modes.current().advertise_tls:
-        urls.update(serviceUrlTls=target.admin_url_tls, brokerServiceUrlTls=target.service_url_tls)
-    admin.migrate_cluster(cluster, urls["serviceUrl"], urls["brokerServiceUrl"], migrated=migrated,
-                          service_url_tls=urls.get("serviceUrlTls"), broker_url_tls=urls.get("brokerServiceUrlTls"))
-    return urls
+    run's TLS mode advertises them: tls_modes.py)."""
+    tls = tls_modes.current().advertise_tls
+    admin.migrate_cluster(cluster, target.admin_url, target.plain_service_url, migrated=migrated,
+                          service_url_tls=target.admin_url_tls if tls else None,
+                          broker_url_tls=target.service_url_tls if tls else None)
 
 
 def create_namespace(deployment, namespace: str, replication: dict[str, list[str]]) -> str:
