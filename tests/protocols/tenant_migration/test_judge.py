@@ -127,3 +127,19 @@ def test_the_run_replays_through_the_spec_and_must_end_with_the_measured_duplica
     assert done.ok is False and done.requirements == ("TM-R02",) and "sync_markdelete" in done.text, done.text
     # nothing read on B: nothing to replay, never a pass
     assert _replay([1, 2], None, 0).ok is None
+
+
+def test_a_switch_before_b_caught_up_leaves_r02_unknown_not_failed():
+    """3.1.0's run: B had none of the backlog when the consumer moved (the replicator was still backing
+    off). B then missing an unacknowledged message is replication's, not progress sync's: TM-R02 is not
+    judged; the same history after B caught up fails it."""
+    history = _history([1, 2, 4, 5], [])  # message 3 never acked on A, never delivered on B
+    behind = {"markDeletePosition": "9:1", "replicator": {"connected": True, "replicationBacklog": 5}}
+    f = judge.figures(history, T, {"markDeletePosition": "7:2"}, behind)
+    rows = {check: (ok, said) for check, ok, said in judge.judge(f, CLEAN)}
+    assert rows["unacked-delivered-on-b"][0] is None
+    assert "never held every entry" in rows["unacked-delivered-on-b"][1] and "replicationBacklog" in rows[
+        "unacked-delivered-on-b"][1]
+    caught_up = dict(behind, caught_up_s=3.2, replicator={"connected": True, "replicationBacklog": 0})
+    f = judge.figures(history, T, {"markDeletePosition": "7:2"}, caught_up)
+    assert {c: ok for c, ok, _ in judge.judge(f, CLEAN)}["unacked-delivered-on-b"] is False
