@@ -10,6 +10,11 @@ the spec's vocabulary and the result is validated with hidden steps
   acknowledged them and the spec's producer only moves on once a message is stored;
 - each delivery becomes ``consume``, observed with the message the subscription got and the
   cluster it came from (by the placement of its uid, as ``judge.subscription_figures`` reads it);
+- a delivery of a message delivered before and not yet acknowledged is Pulsar's at-least-once
+  redelivery (a consumer closed or reconnected with it unacknowledged: the migration closes every
+  consumer). The spec has no redelivery action (its subscription reads each entry once), so it
+  is left out of the projection and counted (``redeliveries``); a message delivered again after
+  it was acknowledged stays a ``consume``, which the spec refuses: a redelivery finding (PIP188-R15);
 - ``producer_redirect`` comes just before the first send stored on green;
 - every other action of the spec (``consumer_redirect``: the capture sees the first delivery
   from green, not when the consumer subscribed there; ``admin_migrate``, ``migration_task``, ``replicate``,
@@ -47,11 +52,13 @@ OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")
 REQUIREMENTS = ("PIP188-R01", "PIP188-R02", "PIP188-R04")
 FINDINGS = {  # what a failed step shows -> the requirement it concerns (spec/catalog/pip-188.yaml)
     "placement": ["PIP188-R01"],  # a send stored where the spec's producer cannot be
-    "order": ["PIP188-R01"],  # a message delivered ahead of one sent before it
+    # a message delivered ahead of one sent before it: delivery order, the subscription's (R01 is
+    # publish order: where the producer's sends were stored, the placement finding)
+    "order": ["PIP188-R02"],
     "drain": ["PIP188-R02", "PIP188-R04"],  # a delivery from green while blue still had some
     "loss": ["PIP188-R02"],  # a message stored on blue the subscription skipped
     "green-loss": ["PIP188-R09"],  # a message stored on green the subscription skipped
-    "redelivery": ["PIP188-R15"],  # a message delivered again
+    "redelivery": ["PIP188-R15"],  # a message delivered again after it was acknowledged
 }
 SIDES = {"blue": BLUE, "green": GREEN}
 UNORDERED_TYPES = ("Shared",)  # no delivery order across consumers: not the spec's one reader
@@ -146,11 +153,12 @@ class Projection:
     key: str | None
     messages: list[dict]  # window, in the producer's order: uid, seq, side, number (1..K)
     steps: list[Observed]
-    receives: int  # deliveries of window messages projected
+    receives: int  # deliveries of window messages (redeliveries included)
     moved_publishes: int  # publishes put before a delivery captured before their send_ok
     failed_sends: int  # the producer's sends never acknowledged (dropped)
     unplaced: list[str] = field(default_factory=list)  # window uids whose cluster is unknown
     events: list[dict] = field(default_factory=list)  # per step: kind, number, seq, side (capture view)
+    redeliveries: int = 0  # deliveries of a message delivered before and not yet acknowledged (left out)
 
     @property
     def from_blue(self) -> int:
@@ -213,12 +221,14 @@ def project(run: CapturedRun, topic: str, producer: str, subscription: str, *, b
     delivered = [r for r in run.receives(topic, subscription) if r["uid"] in number]
     events += [(r["ts_ns"], 1, "consume", number[r["uid"]], _side_of(r, place), r) for r in delivered]
     events.sort(key=lambda e: (e[0], e[1], e[3]))
+    acked = first_acks(run.acks(topic, subscription))
     by_number = {number[r["uid"]]: r for r in window}
 
     steps: list[Observed] = []
     meta: list[dict] = []
-    published, moved = 0, 0
+    published, moved, redelivered = 0, 0, 0
     producer_on_green = consumer_on_green = False
+    consumed: set[str] = set()
 
     def publish_up_to(n: int) -> None:
         nonlocal published, producer_on_green
@@ -238,6 +248,10 @@ def project(run: CapturedRun, topic: str, producer: str, subscription: str, *, b
         if kind == "publish":
             publish_up_to(n)
             continue
+        if row["uid"] in consumed and not acked_before(acked, row):
+            redelivered += 1  # at-least-once: the spec's subscription has no such step
+            continue
+        consumed.add(row["uid"])
         if n > published:
             moved += n - published
             publish_up_to(n)
@@ -247,7 +261,23 @@ def project(run: CapturedRun, topic: str, producer: str, subscription: str, *, b
         steps.append(Observed("consume", _consumed(where, n) if where in SIDES else (lambda _b, _a: False),
                               f"#{n} = seq {row['seq']} delivered to {row['client']} from {where}"))
         meta.append({"kind": "consume", "number": n, "seq": row["seq"], "side": where})
-    return Projection(topic, producer, subscription, key, messages, steps, len(delivered), moved, failed, unplaced, meta)
+    return Projection(topic, producer, subscription, key, messages, steps, len(delivered), moved, failed, unplaced, meta,
+                      redelivered)
+
+
+def first_acks(acks: list[dict]) -> dict[str, int]:
+    """When each uid was first acknowledged (capture time) on the subscription."""
+    out: dict[str, int] = {}
+    for row in acks:
+        out[row["uid"]] = min(out.get(row["uid"], row["ts_ns"]), row["ts_ns"])
+    return out
+
+
+def acked_before(acked: dict[str, int], delivery: dict) -> bool:
+    """The delivered message had been acknowledged before this delivery (a duplicate, not an
+    at-least-once redelivery)."""
+    at = acked.get(delivery["uid"])
+    return at is not None and at < delivery["ts_ns"]
 
 
 # ------------------------------------------------------------------- validation
@@ -275,6 +305,7 @@ class TraceVerdict:
     hidden: dict[str, int] = field(default_factory=dict)  # hidden actions in the witness
     moved_publishes: int = 0
     failed_sends: int = 0
+    redeliveries: int = 0
     state: dict[str, str] = field(default_factory=dict)  # the state reached (witness' last)
     variant: str = "auto-create"
     finding: str = ""  # what the failed step shows: order, drain, loss, redelivery, placement
@@ -283,12 +314,16 @@ class TraceVerdict:
     def figures(self) -> dict:
         return {"messages": self.messages, "from_blue": self.from_blue, "from_green": self.from_green,
                 "receives": self.receives, "observed_steps": self.observed_steps, "hidden_steps": self.hidden_steps,
-                "moved_publishes": self.moved_publishes, "failed_sends_dropped": self.failed_sends}
+                "moved_publishes": self.moved_publishes, "failed_sends_dropped": self.failed_sends,
+                "redeliveries_unacked": self.redeliveries}
 
     def evidence(self) -> str:
         scope = f"{self.producer} -> {self.subscription}" + (f" key {self.key}" if self.key else "")
         head = (f"{scope}: {self.messages} messages around the switch ({self.from_blue} stored on blue, "
-                f"{self.from_green} on green), {self.receives} deliveries: {self.observed_steps} observed steps")
+                f"{self.from_green} on green), {self.receives} deliveries"
+                + (f" ({self.redeliveries} of them at-least-once redeliveries of a message not yet acknowledged, "
+                   "not projected: the spec's subscription has no redelivery step)" if self.redeliveries else "")
+                + f": {self.observed_steps} observed steps")
         if self.ok is None:
             return f"{scope}: {self.problem}"
         if not self.ok:
@@ -319,7 +354,7 @@ def validate_projection(p: Projection, *, variant: str = "auto-create", max_hidd
     base = TraceVerdict(p.topic, p.producer, p.subscription, p.key, None, messages=len(p.messages),
                         from_blue=p.from_blue, from_green=p.from_green, receives=p.receives,
                         observed_steps=len(p.steps), moved_publishes=p.moved_publishes, failed_sends=p.failed_sends,
-                        variant=variant)
+                        redeliveries=p.redeliveries, variant=variant)
     if p.unplaced:
         base.problem = f"{len(p.unplaced)} acknowledged sends could not be placed on blue or green"
         return base
