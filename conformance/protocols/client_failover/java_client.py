@@ -282,6 +282,10 @@ class JavaFailoverClient:
                     e["redelivery_count"] if e["kind"] == RECEIVE else None))
         return errors
 
+    def drained(self) -> str | None:
+        """The harness's own account of its drain ("drained <ts> N of M acknowledged sends not delivered")."""
+        return next((line for line in reversed(self.lines) if line.startswith("drained ")), None)
+
     def switch_log(self) -> list[tuple[int, str | None, str]]:
         """(time, from, to) of each switch the client logged making, clusters by name."""
         return switches_logged(self.log_path.read_text() if self.log_path.exists() else "", self.by_url)

@@ -22,7 +22,7 @@ from pulsar_conformance.fixtures.capture import Capture
 
 from ...harness import evidence, timeline
 from ...harness.traffic import Sub, Traffic
-from . import trace
+from . import observe, trace
 from .client import FailoverClient, FailoverConfig
 from .java_client import JavaFailoverClient
 
@@ -98,6 +98,10 @@ class Outcome:
     hung: list[str]
     validation: object = None
     java: dict | None = None  # the Java client's release and its own log: failed probes (time, cluster)
+    # per cluster, what the scenario's subscription still held after the client ended (observe.py)
+    backlogs: dict | None = None
+    # the client's drain waited for every acknowledged send (Java), not for a quiet spell (Python)
+    drain_complete: bool = False
 
     def switches(self) -> list[trace.Event]:
         return [e for e in self.events if e.kind == "switch"]
@@ -109,6 +113,7 @@ class Outcome:
         doc = {"config": self.config.to_json(), "start_ns": self.start_ns,
                "events": [vars(e) for e in self.events], "markers": self.markers, "sends_ok": self.sends_ok,
                "errors": self.errors[:20], "hung": self.hung, "java": self.java,
+               "backlogs": self.backlogs, "drain_complete": self.drain_complete,
                "trace": None if self.validation is None else {
                    "ok": self.validation.ok, "problem": self.validation.problem,
                    "hidden_steps": self.validation.hidden_steps, "labels": self.validation.labels}}
@@ -141,7 +146,8 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
             if closing:
                 hung.append(closing)
     return _conclude(name, run_dir, config, faults, client, start_ns,
-                     [e for h in traffic.handles for e in h.errors], hung, controlled)
+                     [e for h in traffic.handles for e in h.errors], hung, controlled,
+                     backlogs=observe.backlogs(deployment, topic, "reader", (config.primary, *config.secondaries)))
 
 
 def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str, steps: list[Step], *,
@@ -176,16 +182,20 @@ def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic
     return _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
                      java={"version": client.version, "failed_probes": client.failed_probes(),
                            "switch_log": client.switch_log(),
-                           "provider_polls": client.provider.polls if client.provider else None})
+                           "provider_polls": client.provider.polls if client.provider else None,
+                           "drained": client.drained()},
+                     backlogs=observe.backlogs(deployment, topic, "reader", (config.primary, *config.secondaries)), drain_complete=True)
 
 
-def _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled, java=None) -> Outcome:
+def _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled, java=None, *,
+              backlogs=None, drain_complete=False) -> Outcome:
     columns = evidence.read_capture(run_dir)
     switches = [trace.Event(at, "switch", to, origin) for at, origin, to in client.switches()]
     events = sorted(faults.events + switches, key=lambda e: e.at_ns)
     verdict = timeline.spark_verdict(run_dir, columns, faults.line)
     outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, verdict, columns,
-                      columns["kind"].count("send_ok"), errors, hung, java=java)
+                      columns["kind"].count("send_ok"), errors, hung, java=java, backlogs=backlogs,
+                      drain_complete=drain_complete)
     # the spec's auto variants judge a client that probes; a provider-driven one is judged by
     # whether it followed (its switches have no fault behind them)
     # (the Java URL provider is the spec's controlled variant: its polls are the hidden ticks)

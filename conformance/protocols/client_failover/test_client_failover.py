@@ -19,7 +19,7 @@ from ...harness import evidence as captured
 from ...harness import switchover
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
-from . import credentials, scenario, trace
+from . import credentials, judge, scenario, trace
 from .checks import CHECKS
 from .client import CLUSTERS, FailoverConfig
 from .java_client import needless_reconnects
@@ -68,13 +68,24 @@ def record_common(rec, out, prefix: str, requirements: list[str]) -> None:
     logged = (out.java or {}).get("switch_log") or []
     if any(origin is not None for _, origin, _ in logged):
         rec(f"{prefix}/no-needless-reconnect", *needless_reconnects(logged))
-    lost = out.verdict["anomalies"].get("lost", {}).get("count")
-    valid = out.verdict.get("valid")
+    record_lost(rec, out, prefix)
+
+
+def record_lost(rec, out, prefix: str) -> None:
+    """PIP121-R11 from the capture and the clusters' backlogs after the client ended (judge.py)."""
     found = {k: v["count"] for k, v in out.verdict["anomalies"].items() if v.get("count")}
-    rec(f"{prefix}/nothing-acknowledged-lost", None if valid is None or not out.switches() else lost == 0,
-        f"Spark over {out.verdict['events']} captured events ({out.sends_ok} acknowledged sends) across "
-        f"{len(out.switches())} switch(es): {found or 'no anomaly'}; lost means acknowledged and never delivered",
-        anomalies=found)
+    if out.verdict.get("valid") is None or not out.switches():
+        rec(f"{prefix}/nothing-acknowledged-lost", None,
+            f"not judged: {'no switch' if out.switches() == [] else 'Spark could not judge the capture'}",
+            anomalies=found)
+        return
+    final = out.switches()[-1].cluster
+    ok, said, figures = judge.acknowledged_lost(out.columns, out.backlogs, final, drain_complete=out.drain_complete)
+    drained = (out.java or {}).get("drained")
+    rec(f"{prefix}/nothing-acknowledged-lost", ok,
+        f"{said}; Spark over {out.verdict['events']} captured events ({out.sends_ok} acknowledged sends) across "
+        f"{len(out.switches())} switch(es): {found or 'no anomaly'}" + (f"; Java harness: {drained}" if drained else ""),
+        anomalies=found, **figures)
 
 
 def switch_figures(out, fault, switch, earliest_s: float, need: str) -> tuple[str, dict]:
@@ -202,9 +213,7 @@ def test_provider_moves_the_client(clusters, certify_run, request):
     rec(f"{prefix}/follows-provider", ok,
         f"a ServiceInfoProvider (the Python client's ControlledClusterFailover) pointed the client {len(told)} times; "
         f"it followed {', '.join(followed)}")
-    lost = out.verdict["anomalies"].get("lost", {}).get("count")
-    rec(f"{prefix}/nothing-acknowledged-lost", None if out.verdict.get("valid") is None else lost == 0,
-        f"Spark over {out.verdict['events']} captured events across {len(out.switches())} provider switch(es): lost={lost}")
+    record_lost(rec, out, prefix)
     rec.finish()
 
 
