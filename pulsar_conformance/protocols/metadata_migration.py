@@ -5,8 +5,8 @@ PROTOCOL = Protocol(
     title="PIP-454 metadata store migration",
     source="https://github.com/apache/pulsar/blob/master/pip/pip-454.md",
     marker="metadata_migration",
-    profile="PIP-454 metadata store migration, ZooKeeper to Oxia, on a Pulsar 5.x standalone (5.0.0-M1 unless "
-            "--pulsar-version says otherwise): under traffic and metadata writes, with Oxia or the coordinator "
+    profile="PIP-454 metadata store migration, ZooKeeper to Oxia, on a Pulsar 4.2+ standalone (5.0.0-M1 unless "
+            "--pulsar-version says otherwise; 4.2.x too): under traffic and metadata writes, with Oxia or the coordinator "
             "killed, and to a non-Oxia target; plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.metadata_migration:MetadataMigration",
     checks="pulsar_conformance.conformance.protocols.metadata_migration.checks:CHECKS",

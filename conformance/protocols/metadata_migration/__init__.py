@@ -1,1 +1,1 @@
-"""PIP-454 metadata store migration (ZooKeeper to Oxia) on a real Pulsar 5.x standalone."""
+"""PIP-454 metadata store migration (ZooKeeper to Oxia) on a real Pulsar 4.2+ standalone."""

@@ -6,6 +6,8 @@ Each returns ``(ok, evidence)``; ``ok`` None when the run never reached the stat
 about (a start refused, no write inside the window): no evidence is never a pass."""
 from __future__ import annotations
 
+import re
+
 READ_ONLY = ("PREPARATION", "COPYING")
 # The PIP's phases in order; FAILED may follow any of them
 ORDER = ("NOT_STARTED", "PREPARATION", "COPYING", "COMPLETED")
@@ -140,7 +142,23 @@ def versions(doc: dict) -> tuple[bool | None, str]:
         said += f"; target: {doc['target_server']}"
     if not c["compared"]:
         return None, said
+    if c["version_changed"] and not c["value_differs"] and _drops_version_overrides(doc.get("target_server")):
+        # the coordinator asks the target to keep each version; a server without the override keeps
+        # none, whatever Pulsar does: that says nothing of the release (issue 28)
+        return None, (said + f"; not judged: this Oxia server predates per-write version overrides (overrideVersionId, "
+                      f"Oxia {'.'.join(map(str, OXIA_OVERRIDES_FROM))}), so it drops the versions the coordinator asks "
+                      "it to keep; run against an Oxia server of that line or later")
     return c["version_changed"] == 0 and c["value_differs"] == 0, said
+
+
+# The first Oxia release whose server honours the version a write asks to keep (fixtures/deploy/oxia.py)
+OXIA_OVERRIDES_FROM = (0, 16)
+
+
+def _drops_version_overrides(server: str | None) -> bool:
+    """``server`` as the deployment names it ("Oxia v0.14.0 standalone ...")."""
+    found = re.search(r"\bOxia v?(\d+)\.(\d+)", server or "")
+    return bool(found) and (int(found.group(1)), int(found.group(2))) < OXIA_OVERRIDES_FROM
 
 
 def data_plane(doc: dict, verdict: dict) -> tuple[bool | None, str]:

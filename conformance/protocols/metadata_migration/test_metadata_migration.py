@@ -1,4 +1,4 @@
-"""PIP-454 metadata store migration on a real Pulsar 5.x standalone: its metadata on a ZooKeeper
+"""PIP-454 metadata store migration on a real Pulsar 4.2+ standalone: its metadata on a ZooKeeper
 server, an Oxia server beside it as the target, traffic and metadata writes through the whole
 migration (scenario.py), judged by judge.py. Each scenario starts its own deployment: a migrated
 (or failed) cluster cannot be migrated again from scratch.
@@ -23,8 +23,10 @@ from .checks import CHECKS
 
 pytestmark = [pytest.mark.metadata_migration, pytest.mark.pulsar, pytest.mark.spark]
 
-# PIP-454 ships in Pulsar 5.0; with no --pulsar-version the profile runs the first 5.x release that
-# resolves from Maven Central here (5.0.1 does not)
+# PIP-454's implementation first shipped in Pulsar 4.2.0 (its release notes list apache/pulsar#25219;
+# 4.2.4's broker has MigrationCoordinator, DualMetadataStore and /admin/v2/metadata/migration); with
+# no --pulsar-version the profile runs 5.0.0-M1 (5.0.1 does not resolve from Maven Central here)
+FIRST_RELEASE = (4, 2)
 DEFAULT_RELEASE = "5.0.0-M1"
 CLUSTER = "zeta"
 
@@ -40,8 +42,8 @@ def migrating(pulsar_deployment_factory, certify_run, request):  # noqa: F811 - 
     problem = None
     if os.environ.get("PULSAR_CONFORMANCE_EXTERNAL"):
         problem = "an external deployment: the scenarios start, kill and compare the metadata stores themselves"
-    elif parse_version(release).major < 5:
-        problem = f"PIP-454 is in Pulsar 5.0 and later; this run is on {release}"
+    elif (parse_version(release).major, parse_version(release).minor) < FIRST_RELEASE:
+        problem = f"PIP-454 is in Pulsar 4.2.0 and later; this run is on {release}"
     if problem:
         yield None, problem
         return

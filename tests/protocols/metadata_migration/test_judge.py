@@ -88,6 +88,20 @@ def test_versions_not_kept_fail():
     _both(judge.versions, broken)
 
 
+def test_versions_dropped_by_an_oxia_server_without_overrides_are_unknown_not_failed():
+    # issue 28: v0.14.0 predates overrideVersionId; its changed versions were charged to Pulsar
+    doc = conforming()
+    doc["comparison"]["version_changed"] = 3
+    doc["target_server"] = "Oxia v0.14.0 standalone (built from the Go module proxy)"
+    ok, said = judge.versions(doc)
+    assert ok is None and "predates per-write version overrides" in said
+    doc["target_server"] = "Oxia v0.16.2 standalone"
+    assert judge.versions(doc)[0] is False
+    doc["target_server"] = "Oxia v0.14.0 standalone"
+    doc["comparison"]["value_differs"] = 1  # a value is the server's to keep whatever its line
+    assert judge.versions(doc)[0] is False
+
+
 def test_data_plane_follows_spark():
     doc = conforming()
     assert judge.data_plane(doc, {"valid": True, "anomalies": {}})[0] is True
