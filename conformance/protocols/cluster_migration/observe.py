@@ -61,27 +61,65 @@ class TopicState:
                 "error": self.error}
 
 
-def namespace_migration_refusal(admin, namespace: str) -> tuple[bool, str] | None:
-    """How the release refuses namespace-level migration, or None when it offers it: (lacks, said).
-    Releases before 3.2 have no such endpoint (their REST layer answers 404 or 405, not Pulsar's
-    "does not exist" for the namespace): ``lacks``. A release that has it but fails the call
-    (3.3.2 answers HTTP 500 from its metadata store) offers it broken: not ``lacks``. Asking with
-    ``false``, the default, changes nothing."""
+@dataclass(frozen=True)
+class NamespaceMigrationAnswer:
+    """Blue's answer to ``POST /admin/v2/namespaces/{ns}/migration``, as evidence for PIP188-R06.
+
+    The two cases an operator meets answer differently on some releases: the endpoint writes the
+    namespace's *local* policies, whose metadata node first appears when the namespace's bundles
+    load (a topic looked up or served), so a namespace created a moment ago with no topic may have
+    none yet (docs/findings.md on PIP188-R06)."""
+
+    namespace: str
+    case: str  # "loaded": traffic on it before the call; "fresh": just created, no topic yet
+    migrated: bool
+    status: int | None  # HTTP status, None when the call succeeded without one (2xx)
+    said: str
+
+    @property
+    def lacks(self) -> bool:
+        """The release has no such endpoint: its web server's 404/405, not a Pulsar error."""
+        return self.status in (404, 405) and "does not exist" not in self.said.lower()
+
+    @property
+    def ok(self) -> bool:
+        return self.status is None
+
+    def describe(self) -> str:
+        where = ("a namespace whose bundles are loaded (traffic on it before the call)" if self.case == "loaded"
+                 else "a namespace just created, with no topic yet (its bundles not loaded)")
+        call = f"POST /admin/v2/namespaces/{self.namespace}/migration {str(self.migrated).lower()}"
+        if self.ok:
+            return f"blue accepted {call} on {where}"
+        if self.lacks:
+            what = "its web server's error page, no Pulsar error" if "<html" in self.said.lower() else self.said[:160]
+            return (f"blue answered HTTP {self.status} to {call} ({what}): this release has no namespace-level "
+                    "migration (it came with Pulsar 3.2)")
+        return f"blue answered HTTP {self.status} to {call} on {where}: {self.said[:300]}"
+
+
+def ask_namespace_migration(admin, namespace: str, case: str, migrated: bool = True) -> NamespaceMigrationAnswer:
+    """Call the namespace-level migration endpoint and keep whatever blue answers (never raises on
+    an HTTP answer: a refusal is the evidence)."""
     try:
-        admin.migrate_namespace(namespace, migrated=False)
+        admin.migrate_namespace(namespace, migrated=migrated)
     except AdminError as error:
-        said = str(error)
-        if error.status in (404, 405) and "does not exist" not in said.lower():
-            # the web server's own error page, not a Pulsar error: no resource serves the path
-            what = "its web server's error page, no Pulsar error" if "<html" in said.lower() else said[:160]
-            return True, (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
-                          f"({what}): this release has no namespace-level migration (it came with Pulsar 3.2)")
-        if error.status is not None and error.status >= 500:
-            return False, (f"blue answered HTTP {error.status} to POST /admin/v2/namespaces/{namespace}/migration "
-                           f"false on a namespace it had just created ({said[:300]}): the release has "
-                           "namespace-level migration, and it fails")
-        raise
-    return None
+        return NamespaceMigrationAnswer(namespace, case, migrated, error.status if error.status is not None else -1,
+                                        str(error))
+    return NamespaceMigrationAnswer(namespace, case, migrated, None, "")
+
+
+def namespace_migration_refusal(admin, namespace: str) -> tuple[bool, str] | None:
+    """(lacks, said) when blue refuses ``false`` on ``namespace``, else None (verdicts.lacks_namespace_migration
+    until it is replaced by namespace_level.lacking; a 404 naming the namespace raises, as before)."""
+    answer = ask_namespace_migration(admin, namespace, "fresh", migrated=False)
+    if answer.ok:
+        return None
+    if answer.lacks:
+        return True, answer.describe()
+    if answer.status is not None and answer.status >= 500:
+        return False, answer.describe() + ": the release has namespace-level migration, and it fails"
+    raise AdminError("POST", f"/admin/v2/namespaces/{namespace}/migration", answer.status, answer.said)
 
 
 def topic_state(cluster, topic: str) -> TopicState:

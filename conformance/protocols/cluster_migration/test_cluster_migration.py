@@ -18,14 +18,13 @@ import os
 import pytest
 
 from ...harness.traffic import Sub, TopicLoad
-from . import observe, scenario, tls_modes
+from . import namespace_level, observe, scenario, tls_modes
 from .checks import CHECKS
 from .verdicts import (
     Recorder,
     blue_log,
     judge_clients,
     judge_topics,
-    lacks_namespace_migration,
     not_created,
     record_traces,
 )
@@ -57,23 +56,36 @@ def _namespace(deployment, name: str) -> str:
 
 
 def test_namespace_level_migration(blue_green, certify_run, request):
+    """PIP188-R06 in both cases an operator meets: a namespace just created with no topic (``fresh``),
+    and one whose bundles are loaded because traffic runs on it (``moving``, migrated under traffic)."""
     deployment = blue_green
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
-    moving, staying = _namespace(deployment, "moving"), _namespace(deployment, "staying")
-    if lacks_namespace_migration(certify_run, request, blue, moving, "namespace-migration"):
+    moving, staying, fresh = (_namespace(deployment, n) for n in ("moving", "staying", "fresh"))
+    # the URL comes from the cluster's policies even for namespace migration (pulsar-facts §4)
+    observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
+    fresh_answer = observe.ask_namespace_migration(blue.admin(), fresh, "fresh")
+    if fresh_answer.lacks:
+        rec = Recorder(certify_run, request, None, CHECKS)
+        namespace_level.record(rec, "namespace-migration", fresh_answer)
+        rec.finish()
         return
     loads = [TopicLoad(f"persistent://{ns}/orders", (Sub("fast", "Exclusive"), Sub("slow", "Exclusive", delay=0.05)),
                        rate=60.0) for ns in (moving, staying)]
+    answers: dict[str, observe.NamespaceMigrationAnswer] = {}
 
     def trigger() -> str:
-        # the URL comes from the cluster's policies even for namespace migration (pulsar-facts §4)
-        observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
-        blue.admin().migrate_namespace(moving)
-        return f"namespace {moving} migrated to green"
+        answers["loaded"] = answer = observe.ask_namespace_migration(blue.admin(), moving, "loaded")
+        return (f"namespace {moving} migrated to green" if answer.ok
+                else f"namespace-level migration of {moving} refused: HTTP {answer.status}")
 
     out = scenario.run(deployment, certify_run.directory("captures", "namespace-migration"), loads, trigger,
                        seed=certify_run.seed, after_s=8.0)
     rec = Recorder(certify_run, request, out, CHECKS)
+    namespace_level.record(rec, "namespace-fresh", fresh_answer)
+    namespace_level.record(rec, "namespace-migration", answers["loaded"])
+    if not answers["loaded"].ok:  # nothing was migrated: the topics' requirements are not judged here
+        rec.finish()
+        return
     judge_topics(rec, out, [loads[0].topic], "namespace-migration")
     judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
     record_traces(rec, out, "namespace-migration", topics=[loads[0].topic])

@@ -28,14 +28,13 @@ from pulsar_conformance.wait import wait_until
 from ...harness import evidence
 from ...harness.traffic import Sub, TopicLoad
 from ...run import VerdictUnknown
-from . import judge, observe, scenario, tls_modes, trace
+from . import judge, namespace_level, observe, scenario, tls_modes, trace
 from .checks import CHECKS
 from .verdicts import (
     Recorder,
     blue_log,
     judge_clients,
     judge_topics,
-    lacks_namespace_migration,
     record_traces,
 )
 
@@ -69,7 +68,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
     deployment = regions
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     observe.create_namespace(deployment, NOAUTO, {"blue": ["blue"], "green": ["green"]})
-    if lacks_namespace_migration(certify_run, request, blue, NOAUTO, "no-auto-create"):
+    if namespace_level.lacking(certify_run, request, blue, NOAUTO, "no-auto-create"):
         return
     subs = (Sub("earliest-fast", "Exclusive"), Sub("earliest-slow", "Exclusive", delay=0.05),
             # Latest is Pulsar's default; their losses are what this scenario measures
@@ -77,10 +76,12 @@ def test_without_auto_resource_creation(regions, certify_run, request):
             Sub("latest-slow", "Exclusive", delay=0.05, must_see=False, latest=True))
     load = TopicLoad(f"persistent://{NOAUTO}/orders", subs, rate=60.0)
 
+    answers: dict[str, observe.NamespaceMigrationAnswer] = {}
+
     def trigger() -> str:
         observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
-        blue.admin().migrate_namespace(NOAUTO)
-        return f"namespace {NOAUTO} migrated (automatic resource creation off)"
+        answers["loaded"] = observe.ask_namespace_migration(blue.admin(), NOAUTO, "loaded")
+        return f"namespace {NOAUTO} migrated (automatic resource creation off): {answers['loaded'].describe()}"
 
     # the slow subscriptions must reach green while it still gets messages (a Latest one created there
     # later reads nothing, and its switch would go unobserved)
@@ -88,6 +89,10 @@ def test_without_auto_resource_creation(regions, certify_run, request):
                        seed=certify_run.seed, after_s=8.0, until_blue_read=30.0)
     rec = Recorder(certify_run, request, out, CHECKS)
     prefix = "no-auto-create"
+    if not answers["loaded"].ok:  # nothing was migrated: R06 fails on blue's answer, the rest is not judged here
+        namespace_level.record(rec, prefix, answers["loaded"])
+        rec.finish()
+        return
     judge_topics(rec, out, [load.topic], prefix)
     record_traces(rec, out, prefix, latest=frozenset(s.name for s in subs if s.latest), auto_create=False)
     o = out.topics[load.topic]
@@ -165,7 +170,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     name = "stranded-restart" if restart else "stranded"
     ns = observe.create_namespace(deployment, f"{TENANT}/{name}", {"blue": ["blue"], "green": ["green"]})
-    if lacks_namespace_migration(certify_run, request, blue, ns, name):
+    if namespace_level.lacking(certify_run, request, blue, ns, name):
         return
     topic = f"persistent://{ns}/orders"
     # "parked" reads 5 a second of 40: its backlog on blue grows until it is closed
@@ -173,10 +178,12 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     blue_states: dict[str, observe.TopicState] = {}
     facts: dict[str, object] = {}
 
+    answers: dict[str, observe.NamespaceMigrationAnswer] = {}
+
     def trigger() -> str:
         observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
-        blue.admin().migrate_namespace(ns)
-        return f"namespace {ns} migrated"
+        answers["loaded"] = observe.ask_namespace_migration(blue.admin(), ns, "loaded")
+        return f"namespace {ns} migrated: {answers['loaded'].describe()}"
 
     def park_and_restart(traffic) -> str:
         parked = [h for h in traffic.handles if h.subscription == "parked"]
@@ -201,6 +208,10 @@ def test_stranded_backlog(regions, certify_run, request, restart):
         raise VerdictUnknown(f"cannot restart blue on this deployment: {error}") from error
     rec = Recorder(certify_run, request, out, CHECKS)
     prefix = name
+    if not answers["loaded"].ok:
+        namespace_level.record(rec, prefix, answers["loaded"])
+        rec.finish()
+        return
     judge_topics(rec, out, [topic], prefix)
     record_traces(rec, out, prefix)
     o = out.topics[topic]
