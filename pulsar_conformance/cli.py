@@ -10,9 +10,10 @@ import argparse
 import importlib
 import json
 import sys
+import traceback
 from dataclasses import dataclass
 
-from .errors import EXIT_UNKNOWN, UsageError
+from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageError
 
 AREA_CLIS = (
     "pulsar_conformance.spec.cli",
@@ -25,7 +26,8 @@ AREA_CLIS = (
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so bad options honour --json and exit 2."""
+    """argparse that raises instead of exiting, so bad options honour --json and exit 64 (argparse's own
+    2 would read as an unknown verdict)."""
 
     def error(self, message: str):  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message}", f"see '{self.prog} --help'")
@@ -76,10 +78,16 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args))
     except UsageError as error:
         _report_usage_error(error, json_mode)
-        return EXIT_UNKNOWN
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - a crash must not exit 1, which a CI gate reads as "fail"
+        traceback.print_exc()
+        _report_usage_error(UsageError(f"internal error of the suite: {type(error).__name__}: {error}",
+                                       "this is a defect of pulsar-conformance, not of your input or product: "
+                                       "report it with the traceback printed on stderr"), json_mode)
+        return EXIT_INTERNAL
 
 
 def _report_usage_error(error: UsageError, json_mode: bool) -> None:

@@ -1,11 +1,11 @@
-"""Options certify cannot use exit 2 with the problem and the fix, before anything starts."""
+"""Options certify cannot use exit 64 with the problem and the fix, before anything starts."""
 import json
 
 from .conftest import run_cli
 
 
 def _error(done):
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.returncode == 64, done.stdout + done.stderr
     return json.loads(done.stdout)
 
 
@@ -34,7 +34,7 @@ def test_client_version_that_is_not_installed():
 
 def test_profile_is_required_and_text_mode_says_why():
     done = run_cli("certify")
-    assert done.returncode == 2 and "--profile" in done.stderr and done.stdout == ""
+    assert done.returncode == 64 and "--profile" in done.stderr and done.stdout == ""
 
 
 def test_exclude_names_only_what_the_profile_certifies(tmp_path):
