@@ -13,6 +13,7 @@ one segment: ``<scenario>/<topic>/<producer>/redirected`` matches
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _PLACEHOLDER = re.compile(r"^<[a-z_+-]+>$")
@@ -59,6 +60,17 @@ class Checks:
     where: str
     scenarios: tuple[str, ...]
     checks: tuple[Check, ...]
+    # the configuration hazards of the run in progress (``hazards.Hazard``), read when a recorder
+    # starts: a failure they explain is recorded unknown, the hazard with it
+    hazards: Callable[[], tuple] | None = None
+
+    def current_hazards(self) -> tuple:
+        return tuple(self.hazards()) if self.hazards else ()
+
+    @property
+    def judged(self) -> set[str]:
+        """Every requirement a check of the protocol judges."""
+        return {q for c in self.checks for q in c.requirements}
 
     def find(self, name: str) -> Check:
         """The declaration a recorded name belongs to: the most specific pattern that matches."""
