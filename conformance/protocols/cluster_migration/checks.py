@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from ...harness.checks import Check, Checks
+from . import tls_modes
 
 CHECKS = Checks(
     area="cluster-migration",
     where="conformance/protocols/cluster_migration/checks.py",
     scenarios=("cluster-migration", "namespace-migration", "no-auto-create", "blue-restart", "stranded",
                "stranded-restart", "geo-migration"),
+    hazards=tls_modes.hazards,  # --migration-tls on-no-tls-url: TLS clients stranded by the operator
     checks=(
         # per topic, producer and subscription (verdicts.judge_topics, judge_clients)
         Check("<scenario>/<topic>/placement", ("PIP188-R03",), "where each send was stored could be told"),

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from pulsar_conformance.errors import UsageError
 
+from ...harness.hazards import Hazard
+
 ENV = "PULSAR_CONFORMANCE_MIGRATION_TLS"
 
 
@@ -21,6 +23,9 @@ class Mode:
     clients_tls: bool  # clients speak pulsar+ssl to blue (and must to green)
     advertise_tls: bool  # blue's migration target names green's TLS URLs too
     meaning: str
+    # the operator's mistake the mode reproduces: the requirements it makes unobservable are
+    # unknown in that mode, never failed (docs/findings.md F-188-12)
+    hazard: Hazard | None = None
 
 
 MODES = {m.name: m for m in (
@@ -33,7 +38,17 @@ MODES = {m.name: m for m in (
          "TLS URL: a TLS client must follow it"),
     Mode("on-no-tls-url", True, True, False,
          "TLS clients, but green advertised without a TLS broker URL: a redirect gives a TLS client no URL to "
-         "follow (an operator's mistake the migration API accepts; what each client then does is recorded)"),
+         "follow (an operator's mistake the migration API accepts; what each client then does is recorded)",
+         Hazard("--migration-tls on-no-tls-url", ("PIP188-R03", "PIP188-R05", "PIP188-R16"),
+                "blue was migrated to a green advertised without its TLS broker URL while its clients speak TLS: "
+                "Migrated-Topic gives them only the plain URL, which a TLS client rightly refuses, so they stay "
+                "on blue and no send reaches green (docs/findings.md F-188-12); what the producers and the "
+                "clients created through blue then do is the operator's configuration, not the release's",
+                "advertise green's brokerServiceUrlTls (and serviceUrlTls) in the migrate call "
+                "(POST /admin/v2/clusters/blue/migrate, ClusterUrl) whenever any client speaks TLS",
+                # before 4.0 blue cannot even build the command without a TLS URL (F-188-13): the
+                # release's own failure, whatever the clients speak
+                keeps=("migrated-command-sent",))),
 )}
 
 
@@ -49,6 +64,12 @@ def check(name: str | None) -> Mode:
 def current() -> Mode:
     """The mode this run was started in (certify passes it by environment)."""
     return check(os.environ.get(ENV))
+
+
+def hazards() -> tuple[Hazard, ...]:
+    """The configuration hazards of the run's mode (``Checks.hazards`` of PIP-188)."""
+    mode = current()
+    return (mode.hazard,) if mode.hazard else ()
 
 
 def deploy(factory, names, **options):

@@ -1,9 +1,11 @@
 """Verdicts of a migration scenario, per requirement, recorded through the harness's ``Recorder``:
-``judge_topics`` and ``judge_clients`` are the checks every PIP-188 scenario shares.
+``judge_topics`` and ``judge_clients`` are the checks every PIP-188 scenario shares. Each judge is
+check-safe (``recorder.check_safe``): one that raises leaves its requirements unknown, with the
+error as evidence, and the scenario goes on to its later checks.
 """
 from __future__ import annotations
 
-from ...harness.recorder import Recorder
+from ...harness.recorder import Recorder, check_safe
 from . import observe, tls_modes
 from .checks import CHECKS
 
@@ -12,6 +14,7 @@ def blue_log(deployment) -> str:
     return deployment.broker_log("blue")
 
 
+@check_safe("PIP188-R01", "PIP188-R02", "PIP188-R03", "PIP188-R04", "PIP188-R06", "PIP188-R15")
 def judge_topics(rec: Recorder, out, topics: list[str], prefix: str, *, expect_migrated: bool = True) -> None:
     """Producer redirect and order, subscription drain, per requirement, for ``topics``.
 
@@ -81,6 +84,7 @@ def _judge_stayed(rec: Recorder, o, prefix: str) -> None:
             f"namespace not migrated: subscription {s.name} read {s.from_blue} from blue, {s.from_green} from green")
 
 
+@check_safe("PIP188-R03", "PIP188-R13", "PIP188-R16")
 def judge_clients(rec: Recorder, topics: dict, blue_log: str, prefix: str) -> None:
     """The client half of the protocol (PIP188-R16): a producer the broker told to move, moves.
 
@@ -136,6 +140,7 @@ def command_not_built(log: str) -> str:
             "where to go (docs/findings.md F-188-13)")
 
 
+@check_safe("PIP188-R01", "PIP188-R02", "PIP188-R04", "PIP188-R09", "PIP188-R15")
 def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = frozenset(),
                   auto_create: bool = True, topics: list[str] | None = None) -> None:
     """Trace validation (migration/trace.py): each (producer, subscription) of the run,
