@@ -1,4 +1,9 @@
-"""Counts and outcomes of the pytest run, read back from the junit.xml pytest wrote."""
+"""Counts and outcomes of the pytest run, read back from the junit.xml pytest wrote.
+
+Each test case also carries the requirements its checks judged, as the recorder left them in
+junit.xml (one ``<property name="PIP121-R08" value="differs (...); source: the C++ client does; ...">``
+per requirement and check): a CI system that reads only junit.xml sees each verdict with its source
+and, where it failed, its findings."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -30,5 +35,7 @@ def read_junit(path: Path) -> dict:
         counts[key] += 1
         counts["total"] += 1
         counts["cases"].append({"name": f"{case.get('classname')}::{case.get('name')}",
-                                "outcome": key, "seconds": float(case.get("time") or 0), "message": message})
+                                "outcome": key, "seconds": float(case.get("time") or 0), "message": message,
+                                "requirements": [{"id": p.get("name"), "said": p.get("value")}
+                                                 for p in case.iterfind("properties/property")]})
     return counts

@@ -6,6 +6,13 @@ Rules (docs/certify.md):
   of it says the release lacks the feature (a verdict, with its reason); no deployment check in this run:
   ``not run`` (covered by the catalog, not by this profile) or ``uncovered`` (no check exists);
 - model checks are shown next to it and never make a requirement pass on the deployment;
+- a requirement not taken from the PIP (catalog ``source_kind`` implementation or suite) never fails
+  a client it was not taken from: such a check's ``fail`` is ``differs`` for it, an observation
+  (conformance/harness/sources.py); a requirement only ``differs`` where nothing else judged it;
+- a check recorded under a configuration hazard (``details.hazard``) lists the hazard on the
+  requirement's row and in the run's reasons (conformance/harness/hazards.py);
+- each requirement names the findings that explain its failure (docs/findings.md, parsed by
+  conformance/harness/findings.py);
 - the run fails if a MUST requirement or a suite test fails (a failed SHOULD or MAY is listed
   as a deviation), is unknown if anything is unknown, no deployment check ran at all, a
   requirement the profile certifies got no verdict (not run, skipped, uncovered) or a test was
@@ -18,8 +25,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# worst first; "not applicable" yields to any observed verdict of the same requirement
-ORDER = {"fail": 0, "unknown": 1, "pass": 2, "not applicable": 3}
+# worst first; "not applicable" yields to any observed verdict of the same requirement, and
+# "differs" (another client's behaviour not followed: no conformance failure) to any verdict of a
+# check that judged the requirement on what it was taken from
+ORDER = {"fail": 0, "unknown": 1, "pass": 2, "differs": 3, "not applicable": 4}
 
 
 def combine(verdicts: list[str]) -> str:
@@ -41,25 +50,47 @@ def load_requirements() -> list:
 
 
 def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
+    from pulsar_conformance.conformance.harness import findings, sources
+
     rows = []
     for req in requirements:
         mine = [c for c in checks if req.id in c["requirements"]]
         deployed = [c for c in mine if c["kind"] == "deployment"]
         model = [c for c in mine if c["kind"] == "model"]
+        judged = [(c, *sources.verdict_for(req, c)) for c in deployed]
         if deployed:
-            verdict = combine([c["verdict"] for c in deployed])
+            verdict = combine([v for _, v, _ in judged])
         elif req.covered:
             verdict = "not run"
         else:
             verdict = "uncovered"
+        hazards = []
+        for c in deployed:
+            for h in (c.get("details") or {}).get("hazard") or ():
+                if h not in hazards:
+                    hazards.append(h)
         rows.append({
             "id": req.id, "strength": req.strength, "text": req.text, "area": req.area, "quote": req.quote,
+            "source_kind": sources.kind(req), "source": sources.label(req),
             "verdict": verdict, "model": combine([c["verdict"] for c in model]) if model else None,
-            "evidence": [f"{c['check']}: {c['verdict']} ({c['evidence']})" for c in deployed + model],
+            "evidence": [f"{c['check']}: {v} ({note + '; ' if note else ''}{c['evidence']})" for c, v, note in judged]
+            + [f"{c['check']}: {c['verdict']} ({c['evidence']})" for c in model],
             "uncovered_reason": req.uncovered, "notes": req.notes,
             "checks": sorted({c["check"] for c in mine}),
+            "findings": findings.for_requirement(req.id),
+            "hazards": hazards,
         })
     return rows
+
+
+def run_hazards(rows: list[dict]) -> list[dict]:
+    """The configuration hazards of the run, each once, with the requirements they touched."""
+    found: dict[str, dict] = {}
+    for r in rows:
+        for h in r.get("hazards") or ():
+            entry = found.setdefault(h["name"] + h["says"], dict(h, touched=[]))
+            entry["touched"].append(r["id"])
+    return list(found.values())
 
 
 def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), excluded=(),
@@ -73,8 +104,14 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
         reasons.append(f"MUST requirement(s) failed on the deployment: {', '.join(failed_must)}")
     if tests.get("failed"):
         reasons.append(f"{tests['failed']} test(s) failed")
+    # a hazard of the run's configuration is said whatever the verdict: it is why some are unknown
+    hazards = [f"configuration hazard ({h['name']}, {', '.join(h['touched'])} unknown where it failed): "
+               f"{h['says']}; fix: {h['fix']}" for h in run_hazards(rows)]
+    differs = [r["id"] for r in rows if r.get("verdict") == "differs"]
+    observed = ([f"observations, no conformance failure: {', '.join(differs)} (the client differs from the "
+                 "implementation the requirement was taken from)"] if differs else [])
     if reasons:
-        return "fail", reasons
+        return "fail", reasons + hazards + observed
     if pytest_exit == 130:
         reasons.append("the run was interrupted")
     if any(r["verdict"] == "unknown" for r in rows):
@@ -92,19 +129,19 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
     if tests.get("timed_out"):
         reasons.append(f"{tests['timed_out']} scenario(s) stopped at the time limit: no verdict "
                        "(where each was stuck is its test's failure text)")
-    if not any(r["verdict"] in ("pass", "fail", "unknown") for r in rows):  # not applicable everywhere: nothing seen
+    if not any(r["verdict"] in ("pass", "fail", "unknown", "differs") for r in rows):  # not applicable everywhere: nothing seen
         reasons.append("no requirement was checked on the deployment")
     if not tests.get("total"):
         reasons.append("no test ran")
     elif pytest_exit not in (0, 1):
         reasons.append(f"pytest exited {pytest_exit}")
     if reasons:
-        return "unknown", reasons + narrowed
+        return "unknown", reasons + hazards + observed + narrowed
     # RFC 2119: a SHOULD or MAY not met is a deviation the report lists, not a failed certification
     deviations = [r["id"] for r in rows if r["verdict"] == "fail"]
     absent = [r["id"] for r in rows if r["verdict"] == "not applicable"]
     lacking = [f"not applicable to this release: {', '.join(absent)}"] if absent else []
     if deviations:
-        return "pass", ["every checked MUST requirement passed", *narrowed, *lacking,
+        return "pass", ["every checked MUST requirement passed", *narrowed, *lacking, *observed, *hazards,
                         f"deviations (SHOULD/MAY not met): {', '.join(deviations)}"]
-    return "pass", ["every checked requirement passed", *narrowed, *lacking]
+    return "pass", ["every checked requirement passed", *narrowed, *lacking, *observed, *hazards]
