@@ -206,10 +206,24 @@ class Spec:
     VARIANTS: dict[str, str] = {}
     DEFAULT_VARIANT: str = ""
     CONSTANTS: dict[str, int] = {}  # name -> default; sizes the finite domains
+    # name -> (lowest, highest) a user may ask for (--const, a trace's #meta): states grow
+    # exponentially with most constants, so past a point no engine finishes; every constant has one
+    CONSTANT_LIMITS: dict[str, tuple[int, int]] = {}
     Z3_BITS: int = 16  # width of the z3 encoding's numbers (signed bit-vectors); 0 = unbounded Int
     MUTANTS: tuple[Mutant, ...] = ()
     # behaviours may end: a state with no enabled action is final, not a deadlock (Hypothesis stutters there)
     ENDS: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        """A spec's declarations checked when its class is defined: a variant named in
+        ``holds_in``/``violated_in`` or by a mutant that the spec does not have would silently make
+        an invariant unchecked (or a mutant unrunnable) in every variant."""
+        super().__init_subclass__(**kwargs)
+        if not cls.VARIANTS:  # an abstract intermediate class
+            return
+        problems = declaration_problems(cls)
+        if problems:
+            raise TypeError(f"spec {cls.name or cls.__name__}: " + "; ".join(problems))
 
     def __init__(self, variant: str | None = None, mutant: str | None = None, **constants: int):
         self.variant = variant or self.DEFAULT_VARIANT
@@ -224,6 +238,9 @@ class Spec:
         unknown = set(constants) - set(self.CONSTANTS)
         if unknown:
             raise ValueError(f"unknown constants {sorted(unknown)} for spec {self.name}; it has {sorted(self.CONSTANTS)}")
+        wrong = {k: v for k, v in constants.items() if not isinstance(v, int) or isinstance(v, bool)}
+        if wrong:
+            raise ValueError(f"constants of spec {self.name} are integers; got {wrong}")
         self.constants = {**self.CONSTANTS, **constants}
         for key, value in self.constants.items():
             setattr(self, key, value)
@@ -299,6 +316,46 @@ class Spec:
 
     def identity(self) -> dict[str, Any]:
         return {"spec": self.name, "variant": self.variant, "mutant": self.mutant, "constants": dict(self.constants)}
+
+
+def declaration_problems(cls) -> list[str]:
+    """What is wrong with a spec class's declarations, each with its fix (empty: nothing)."""
+    known = set(cls.VARIANTS)
+    choose = f"the variants are {', '.join(sorted(known))}"
+    problems = []
+    if cls.DEFAULT_VARIANT not in known:
+        problems.append(f"DEFAULT_VARIANT {cls.DEFAULT_VARIANT!r} is not a variant; {choose}")
+    marked = {}
+    for attr in dir(cls):
+        method = getattr(cls, attr)
+        for marker in ("_spec_invariant", "_spec_fact"):
+            if hasattr(method, marker):
+                marked[attr] = getattr(method, marker)
+    for name, marks in sorted(marked.items()):
+        holds_in, violated_in = marks[0], marks[1]
+        for field_name, names in (("holds_in", holds_in or ()), ("violated_in", violated_in)):
+            unknown = sorted(set(names) - known)
+            if unknown:
+                problems.append(f"{name}: {field_name} names {unknown}, not variants of this spec, so the property "
+                                f"would go unchecked there; fix the spelling: {choose}")
+    properties = set(marked)
+    for m in cls.MUTANTS:
+        if m.variant is not None and m.variant not in known:
+            problems.append(f"mutant {m.name}: variant {m.variant!r} is not one; {choose}")
+        unknown = sorted(set(m.breaks) - properties)
+        if unknown:
+            problems.append(f"mutant {m.name}: breaks {unknown}, which are not invariants or facts of this spec; "
+                            f"name some of {', '.join(sorted(properties))}")
+    missing = sorted(set(cls.CONSTANTS) - set(cls.CONSTANT_LIMITS))
+    if missing:
+        problems.append(f"constants {missing} have no CONSTANT_LIMITS: give each (lowest, highest) a user may ask for")
+    for name, (lo, hi) in cls.CONSTANT_LIMITS.items():
+        if name not in cls.CONSTANTS:
+            problems.append(f"CONSTANT_LIMITS names {name!r}, which is not a constant; the constants are "
+                            f"{', '.join(cls.CONSTANTS)}")
+        elif not lo <= cls.CONSTANTS[name] <= hi:
+            problems.append(f"constant {name}'s default {cls.CONSTANTS[name]} is outside its limits {lo}..{hi}")
+    return problems
 
 
 def _definition_order(cls) -> list[str]:

@@ -46,6 +46,10 @@ class ClientFailover(Spec):
         "FAILOVER_DELAY_MS": 2000,
         "SWITCH_BACK_DELAY_MS": 2000,
     }
+    # delays of at most 600 intervals: the Java counters count probes up to delay / interval
+    CONSTANT_LIMITS = {"SECONDARIES": (1, 4), "FAILOVER_THRESHOLD": (1, 10), "SWITCH_BACK_THRESHOLD": (1, 10),
+                       "CHECK_INTERVAL_MS": (100, 60_000), "FAILOVER_DELAY_MS": (0, 60_000),
+                       "SWITCH_BACK_DELAY_MS": (0, 60_000)}
     MUTANTS = (
         Mutant("threshold-off-by-one", "fails over one failed probe early", ("no_early_failover",), "cpp"),
         Mutant("switch-without-probe", "fails over to the first listed secondary without checking its probe",

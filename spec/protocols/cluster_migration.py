@@ -55,6 +55,7 @@ class ClusterMigration(Spec):
     # CI (tox.ini) gives Hypothesis 25-step programs: every shortest violation has at most 10 steps,
     # and Hypothesis' time here goes to shrinking long failing programs
     CONSTANTS = {"MESSAGES": 2, "REMOTE": 2}
+    CONSTANT_LIMITS = {"MESSAGES": (1, 6), "REMOTE": (0, 4)}
     MUTANTS = (
         Mutant("redirect-consumer-with-backlog", "redirects the consumer before it has read everything in blue",
                ("drained_before_green", "consumer_on_green_has_drained_blue"), "auto-create"),

@@ -53,6 +53,7 @@ class MetadataMigration(Spec):
     }
     DEFAULT_VARIANT = "as-proposed"
     CONSTANTS = {"PARTICIPANTS": 2, "KEYS": 1, "WRITES": 2}
+    CONSTANT_LIMITS = {"PARTICIPANTS": (1, 4), "KEYS": (1, 3), "WRITES": (1, 4)}
     MUTANTS = (
         Mutant("write-slips-in-during-copying", "read-only mode not enforced: a participant that sees "
                "PREPARATION or COPYING still accepts source writes", ("copy_is_exact",), "as-proposed"),

@@ -51,6 +51,7 @@ class PolicySync(Spec):
     }
     DEFAULT_VARIANT = "as-proposed"
     CONSTANTS = {"CLUSTERS": 3, "WRITES": 2, "MAX_CLOCK": 2}
+    CONSTANT_LIMITS = {"CLUSTERS": (1, 5), "WRITES": (1, 5), "MAX_CLOCK": (1, 6)}
     MUTANTS = (
         Mutant("no-tie-break", "an equal timestamp always wins", ("converges", "order_is_total"), "as-proposed"),
         Mutant("last-delivered-wins", "no timestamp comparison at all: the last event applied wins",

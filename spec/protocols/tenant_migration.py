@@ -45,6 +45,7 @@ class TenantMigration(Spec):
     }
     DEFAULT_VARIANT = "markdelete-only"
     CONSTANTS = {"MESSAGES": 3}
+    CONSTANT_LIMITS = {"MESSAGES": (1, 6)}
     ENDS = True  # a migration ends: A retired
     MUTANTS = (
         Mutant("sync-beyond-markdelete", "B's markDeletePosition moves to the newest snapshot even past A's",
