@@ -1,5 +1,5 @@
 """The client-failover profile declares what its live scenarios judge, and refuses a client too
-old to fail over before anything starts (exit 2 with the fix)."""
+old to fail over before anything starts (exit 64, bad input, with the fix)."""
 from __future__ import annotations
 
 import subprocess
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pulsar_conformance.errors import UsageError
+from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
 from pulsar_conformance.reports.certify import _check_client
 from pulsar_conformance.reports.profiles import get_profile
 from pulsar_conformance.reports.verdicts import load_requirements
@@ -39,7 +39,7 @@ def test_certify_refuses_an_old_client_before_starting(tmp_path):
                            "from pulsar_conformance.cli import main; sys.exit(main())",
                            "certify", "--profile", "client-failover", "--out", str(tmp_path / "b")],
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr[-2000:]
     assert "needs 99.0.0 or later" in done.stderr and "fix:" in done.stderr
     assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
 
@@ -57,7 +57,7 @@ def test_certify_refuses_a_java_client_maven_cannot_resolve(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "client-failover",
                            "--java-client-version", "4.2.99", "--out", str(tmp_path / "b")],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr[-2000:]
     assert "Java client 4.2.99 (org.apache.pulsar:pulsar-client-original) is not on Maven Central" in done.stderr
     assert "fix: pass a released version to --java-client-version" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
