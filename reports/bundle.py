@@ -29,35 +29,39 @@ CATEGORIES = [
 ]
 
 
-def command_line(args) -> str:
-    parts = ["pulsar-conformance", "certify", "--profile", args.profile]
-    for rid in getattr(args, "exclude", None) or ():
+def command_line(request) -> str:
+    """The command that repeats this one run (a series' run: its own seed and release)."""
+    parts = ["pulsar-conformance", "certify", "--profile", request.profile.name]
+    for rid in request.exclude:
         parts += ["--exclude", rid]
-    if getattr(args, "select", None):
-        parts += ["--select", args.select]
-    for flag, value in (("--deployment", args.deployment), ("--pulsar-version", args.pulsar_version),
-                        ("--client-version", args.client_version),
-                        ("--java-client-version", getattr(args, "java_client_version", None)),
-                        ("--migration-tls", getattr(args, "migration_tls", None)), ("--out", args.out),
-                        ("--vendor", args.vendor), ("--product", args.product)):
+    if request.select:
+        parts += ["--select", request.select]
+    for flag, value in (("--deployment", request.deployment_option), ("--pulsar-version", request.pulsar_version),
+                        ("--client-version", request.client_version),
+                        ("--java-client-version", request.java_client_version),
+                        ("--migration-tls", request.migration_tls), ("--out", request.out_option),
+                        ("--vendor", request.vendor), ("--product", request.product)):
         if value:
             parts += [flag, value]
-    parts += ["--seed", str(args.seed)]
+    parts += ["--seed", str(request.seed)]
     return shlex.join(parts)
 
 
-def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pytest_exit: int, seconds: float) -> dict:
+def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dict:
+    """The bundle of one run of ``request`` (reports/request.CertifyRequest) from what its tests left in ``out``."""
+    profile, deployment, run_id = request.profile, request.deployment, request.run_id
     checks = load_checks(out)
     requirements = load_requirements()
     rows = requirement_rows(requirements, checks)
     tests = read_junit(out / "junit.xml")
     declared = profile.declared(requirements)
-    excluded = sorted(getattr(args, "exclude", None) or ())
-    selected = getattr(args, "select", None)
+    excluded = sorted(request.exclude)
+    selected = request.select
     verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded,
                                    selected=selected)
     versions = identity.versions(out)
-    product = identity.product(args, deployment, out)
+    product = identity.product(deployment, out, vendor=request.vendor, name=request.product,
+                               pulsar_version=request.pulsar_version)
     captures = _captures(out)
     spec = _spec_results(out)
     counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"}}
@@ -67,10 +71,10 @@ def build_bundle(out: Path, *, run_id: str, profile, args, deployment: dict, pyt
         "declared": declared,
         "narrowed": ({"excluded": excluded, "selected": selected} if excluded or selected else None),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "product": product, "versions": versions, "deployment": deployment["backend"], "seed": args.seed,
-        "configuration": {"migration_tls": getattr(args, "migration_tls", None) or "off"}
+        "product": product, "versions": versions, "deployment": deployment.backend, "seed": request.seed,
+        "configuration": {"migration_tls": request.migration_tls or "off"}
         if "cluster-migration" in profile.areas else {},
-        "command": command_line(args), "counts": counts, "requirements": rows, "checks": checks,
+        "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],
         "anomalies": {c["name"]: c["verdict"] for c in captures},
         "spec": spec,

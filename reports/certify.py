@@ -18,66 +18,61 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from packaging.version import Version
-
-from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
+from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.output import emit, progress
 
-from .profiles import get_profile
+from .request import CertifyRequest, check_client
+
+_check_client = check_client  # its old name here: tests/protocols/client_failover import it so
 
 # An interrupted run owes the user a quick exit, not an orderly broker shutdown: after this the
 # tests' process group is killed and their deployments swept (JVMs killed, data discarded).
 INTERRUPT_GRACE_SECONDS = 15
 
 
-def run_certify(args) -> int:
-    profile = get_profile(args.profile)
-    _check_exclusions(profile, getattr(args, "exclude", None) or ())
-    deployment = _deployment_option(args.deployment, profile)
-    for mode in _migration_tls_modes(args):
-        _check_migration_tls(profile, mode, deployment)
-    run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
-    out = Path(args.out or Path("reports") / run_id).resolve()
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"output directory {out} is not empty", "pass --out with a new or empty directory")
-    if getattr(args, "repeat", 1) > 1 or getattr(args, "matrix", None):
+def run_certify(request: CertifyRequest) -> int:
+    """One run or a series (reports/series.py) of the request that reports/request.py checked."""
+    if request.is_series:
         from .series import run_series
 
-        return run_series(args, profile, deployment, out, run_id)
-    summary = certify_once(args, profile, deployment, out, run_id)
+        return run_series(request)
+    summary = certify_once(request)
     verdict = summary["verdict"]
-    emit(args, {"verdict": verdict, "out": str(out), "summary": summary["counts"], "seconds": summary["seconds"]},
-         lambda: _text(summary, out))
-    return exit_code(verdict)
+    emit(request, {"verdict": verdict, "out": str(request.out), "summary": summary["counts"],
+                   "seconds": summary["seconds"]},
+         lambda: _text(summary, request.out))
+    return exit_code(verdict, interrupted=bool(summary.get("interrupted")))
 
 
-def exit_code(verdict: str) -> int:
-    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(verdict, EXIT_UNKNOWN)
+def exit_code(verdict: str, *, interrupted: bool = False) -> int:
+    """0 pass, 1 fail, 2 unknown; an interrupted run that reached no failure is 130, not "unknown"."""
+    if verdict == "fail":
+        return EXIT_FAIL
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return {"pass": EXIT_PASS}.get(verdict, EXIT_UNKNOWN)
 
 
-def certify_once(args, profile, deployment: dict, out: Path, run_id: str) -> dict:
-    """One certification run into ``out``: the tests in a child process, then the bundle."""
+def certify_once(request: CertifyRequest) -> dict:
+    """One certification run into ``request.out``: the tests in a child process, then the bundle."""
     started = time.time()
-    client = _client_option(args.client_version)
-    _check_client(profile, client)
-    _check_java_client(profile, getattr(args, "java_client_version", None))
+    out = request.out
+    client = request.client
     out.mkdir(parents=True, exist_ok=True)
-    progress(f"certify: profile {profile.name} ({profile.description}); bundle in {out}")
+    progress(f"certify: profile {request.profile.name} ({request.profile.description}); bundle in {out}")
     from . import identity
 
-    identity.write_client_info(out, {**client.record(), "requested": args.client_version,
+    identity.write_client_info(out, {**client.record(), "requested": request.client_version,
                                      "observed": "probe of the tests' environment before the run"})
-    env = client.child_env(_child_env(args, profile, deployment, out))
-    command = _pytest_command(profile, out, getattr(args, "select", None))
+    env = client.child_env(_child_env(request))
+    command = _pytest_command(request.profile, out, request.select)
     outcome = _run_child(command, env)
     progress("certify: building the bundle...")
     from .bundle import build_bundle
 
-    return build_bundle(out, run_id=run_id, profile=profile, args=args, deployment=deployment,
-                        pytest_exit=outcome, seconds=time.time() - started)
+    return build_bundle(out, request, pytest_exit=outcome, seconds=time.time() - started)
 
 
 def _text(summary: dict, out: Path) -> str:
@@ -87,121 +82,21 @@ def _text(summary: dict, out: Path) -> str:
             f"report: {out / 'report.html'} ({summary['seconds']:.0f} s)")
 
 
-def _check_exclusions(profile, excluded) -> None:
-    """``--exclude`` may only narrow what the profile certifies: anything else is a typo."""
-    from .verdicts import load_requirements
-
-    declared = profile.declared(load_requirements())
-    unknown = [rid for rid in excluded if rid not in declared]
-    if unknown:
-        raise UsageError(f"--exclude {', '.join(unknown)}: not a requirement the {profile.name} profile certifies",
-                         f"choose among: {', '.join(declared) or '(none: this profile certifies nothing on a deployment)'}")
-
-
-def _deployment_option(value: str | None, profile=None) -> dict:
-    """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts
-    (reachable, and describing what the profile's protocols need of it)."""
-    if value in (None, "local"):
-        return {"backend": "local", "file": None}
-    if value == "containers":
-        from pulsar_conformance.fixtures.deploy.containers import docker_available
-
-        ok, why = docker_available(install=True)
-        if not ok:
-            raise UsageError(f"--deployment containers needs a Docker engine: {why}",
-                             "start Docker, or use --deployment local (the default) or an external FILE")
-        return {"backend": "containers", "file": None}
-    path = Path(value)
-    if not path.is_file():
-        raise UsageError(f"deployment file {value} does not exist",
-                         "pass local, containers, or the path of an external deployment YAML (docs/deployments.md)")
-    from pulsar_conformance.fixtures.deploy.external import load_external
-
-    external = load_external(path, check=True)  # malformed or unreachable: exit 2 now, not mid-run
-    if profile is not None:
-        from pulsar_conformance.protocols import PROTOCOLS
-
-        for protocol in PROTOCOLS:
-            if protocol.area in profile.areas:
-                protocol.check_external(external)
-    return {"backend": "external", "file": str(path.resolve())}
-
-
-def _client_option(wanted: str | None):
-    """The pulsar-client the tests will import: installed (and cached) first if it is another release."""
-    from pulsar_conformance.fixtures.client_versions import prepare
-
-    client = prepare(wanted, log=progress)
-    if client.version:
-        where = (f"{'installed' if client.pip_ran else 'cached'} in {client.path} ({client.seconds:.1f} s)"
-                 if client.path else "of this environment")
-        progress(f"certify: the tests import pulsar-client {client.version} "
-                 f"(C++ {client.cpp_version or 'version not found'}) {where}")
-    else:
-        progress(f"certify: no pulsar-client importable here ({client.error}); tests that need one will break")
-    return client
-
-
-def _check_client(profile, client) -> None:
-    """A profile whose scenarios need a client feature refuses an older client before anything starts."""
-    needed = profile.min_client
-    if not needed or not client.version:
-        return
-    if Version(client.version) < Version(needed):
-        raise UsageError(f"pulsar-client {client.version} cannot run the {profile.name} profile: it needs {needed} or "
-                         f"later ({profile.min_client_why})",
-                         f"pass --client-version {needed} or later, or certify another profile with {client.version}")
-
-
-def _check_java_client(profile, wanted: str | None) -> None:
-    """A Java client release Maven cannot resolve is refused before any broker or JVM starts (exit 2)."""
-    if wanted and "client-failover" in profile.areas:
-        from pulsar_conformance.conformance.protocols.client_failover.java_client import resolve
-
-        resolve(wanted)
-
-
-def _migration_tls_modes(args) -> list[str]:
-    """The TLS modes a run or matrix will use (checked once, before any folder or cluster exists)."""
-    modes = [args.migration_tls] if getattr(args, "migration_tls", None) else []
-    from .series import parse_matrix
-
-    matrix = parse_matrix(getattr(args, "matrix", None))
-    return modes + (matrix[1] if matrix and matrix[0] == "migration-tls" else [])
-
-
-def _check_migration_tls(profile, wanted: str | None, deployment: dict) -> None:
-    """A TLS mode is a configuration of the local clusters the PIP-188 scenarios start (exit 2 otherwise)."""
-    if not wanted:
-        return
-    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
-
-    mode = tls_modes.check(wanted)
-    if "cluster-migration" not in profile.areas:
-        raise UsageError(f"--migration-tls applies to the cluster-migration profile, not {profile.name}",
-                         "leave --migration-tls out, or pass --profile cluster-migration")
-    if mode.brokers_tls and deployment["backend"] != "local":
-        raise UsageError(f"--migration-tls {mode.name} starts TLS brokers of the local backend; "
-                         f"this run's deployment is {deployment['backend']}",
-                         "for an external deployment, describe its TLS URLs and CA in the deployment file "
-                         "(docs/deployments.md) and leave --migration-tls out")
-
-
-def _child_env(args, profile, deployment: dict, out: Path) -> dict:
+def _child_env(request: CertifyRequest) -> dict:
     env = dict(os.environ)
-    env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(out)
-    env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = profile.name
-    env["PULSAR_CONFORMANCE_SEED"] = str(args.seed)
+    env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(request.out)
+    env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = request.profile.name
+    env["PULSAR_CONFORMANCE_SEED"] = str(request.seed)
     env.pop("PULSAR_CONFORMANCE_EXTERNAL", None)
-    env["PULSAR_CONFORMANCE_BACKEND"] = "containers" if deployment["backend"] == "containers" else "local"
-    if deployment["file"]:
-        env["PULSAR_CONFORMANCE_EXTERNAL"] = deployment["file"]
-    if args.pulsar_version:
-        env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = args.pulsar_version
-    if getattr(args, "java_client_version", None):
-        env["PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"] = args.java_client_version
-    if getattr(args, "migration_tls", None):
-        env["PULSAR_CONFORMANCE_MIGRATION_TLS"] = args.migration_tls
+    env["PULSAR_CONFORMANCE_BACKEND"] = "containers" if request.deployment.backend == "containers" else "local"
+    if request.deployment.file:
+        env["PULSAR_CONFORMANCE_EXTERNAL"] = request.deployment.file
+    if request.pulsar_version:
+        env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = request.pulsar_version
+    if request.java_client_version:
+        env["PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"] = request.java_client_version
+    if request.migration_tls:
+        env["PULSAR_CONFORMANCE_MIGRATION_TLS"] = request.migration_tls
     return env
 
 
@@ -250,7 +145,7 @@ def _run_child(command: list[str], env: dict) -> int:
             for sig in previous:  # a second Ctrl-C must not cut the cleanup short
                 signal.signal(sig, signal.SIG_IGN)
             _stop_child(child)
-            return 130
+            return EXIT_INTERRUPTED
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -1,4 +1,8 @@
-"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md) and ``compare``."""
+"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md) and ``compare``.
+
+This is the edge: argparse's options become a checked request here (reports/request.py,
+reports/compare.CompareRequest) and nothing below reads argparse. Exit codes: docs/ci-gating.md.
+"""
 from __future__ import annotations
 
 
@@ -7,7 +11,7 @@ def register(commands) -> None:
 
     p = commands.add("certify", _certify,
                      "run a certification profile against a deployment and write a bundle "
-                     "(exit 0 pass, 1 fail, 2 unknown or bad input)")
+                     "(exit 0 pass, 1 fail, 2 unknown, 64 bad input, 130 interrupted)")
     p.add_argument("--profile", required=True, metavar="P",
                    help=f"one of: {', '.join(PROFILES)}")
     p.add_argument("--deployment", default=None, metavar="local|containers|FILE",
@@ -24,7 +28,7 @@ def register(commands) -> None:
                    help="TLS configuration of the cluster-migration profile: off (default), advertised (TLS brokers, "
                         "green advertised with its TLS URL, plain clients), on (TLS clients too) or on-no-tls-url "
                         "(TLS clients, green advertised without a TLS URL); docs/cluster-migration.md")
-    p.add_argument("--out", default=None, help="bundle directory (default reports/certify-<time>-<profile>/)")
+    p.add_argument("--out", default=None, help="bundle directory, new or empty (default reports/certify-<time>-<profile>/)")
     p.add_argument("--exclude", action="append", default=[], metavar="REQ[,REQ]",
                    help="narrow the profile: certify without these requirement ids (recorded in the bundle "
                         "and shown on the report's banner); without it every requirement the profile "
@@ -47,19 +51,21 @@ def register(commands) -> None:
 
     p = commands.add("compare", _compare,
                      "certification bundles side by side per requirement; exit 1 when a requirement that "
-                     "passed in the first bundle fails in a later one (a regression), 2 on a bad bundle")
+                     "passed in the first bundle fails in a later one (a regression), 2 when a later bundle is "
+                     "unknown or has no verdict for a requirement that passed in the first, 64 on bundles "
+                     "that cannot be compared")
     p.add_argument("bundles", nargs="+", metavar="BUNDLE", help="bundle directories (or summary.json), baseline first")
     p.add_argument("--html", default=None, metavar="FILE", help="also write the table as an HTML page")
 
 
 def _compare(args) -> int:
-    from .compare import run_compare
+    from .compare import compare_request, run_compare
 
-    return run_compare(args)
+    return run_compare(compare_request(args.bundles, args.html, args.json))
 
 
 def _certify(args) -> int:
     from .certify import run_certify
+    from .request import certify_request
 
-    args.exclude = sorted({rid.strip() for item in args.exclude for rid in item.split(",") if rid.strip()})
-    return run_certify(args)
+    return run_certify(certify_request(args))

@@ -1,9 +1,16 @@
 """``compare BUNDLE...``: certification bundles side by side, per requirement (docs/ci-gating.md).
 
-The first bundle is the baseline (e.g. the release in production); a requirement that passed
-there and fails in a later bundle is a regression, and ``compare`` exits 1 on any, which is what
-a team gating a Pulsar or client upgrade in CI needs. A requirement that changed in another way
-(pass -> unknown, fail -> pass, not run -> fail) is listed as changed but does not fail the gate.
+The first bundle is the baseline (e.g. the release in production), the later ones candidates. The
+gate, in the exit code:
+- 1: a requirement that passed on the baseline fails on a candidate (a regression; the output tells
+  regressions of MUST requirements from those of SHOULD/MAY ones, which certify lists as deviations);
+- 2: no regression, but a candidate was not judged: its run is unknown (interrupted, something not
+  reached) or a requirement that passed on the baseline has no verdict there (unknown, not run,
+  absent) - a broken candidate must not pass the gate;
+- 0: otherwise; a requirement that changed in another way (fail -> pass, not run -> fail) is listed
+  as changed;
+- 64: input that is not comparable: a path without a bundle, a summary.json with a missing or
+  mistyped field (named), bundles of different profiles.
 """
 from __future__ import annotations
 
@@ -11,10 +18,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, UsageError
+from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.files import write_atomic
 
 FORMAT = "pulsar-conformance-certification/1"
+RUN_VERDICTS = ("pass", "fail", "unknown")
+# verdicts that judged a requirement; anything else on a candidate (unknown, not run, absent, skipped) did not
+JUDGED = ("pass", "fail", "not applicable")
+FIX_SUMMARY = "re-run certify for this bundle; a hand-edited or truncated summary.json cannot be compared"
 
 
 @dataclass(frozen=True)
@@ -33,7 +44,7 @@ class Bundle:
         return {r["id"]: r for r in self.summary.get("requirements", []) if "id" in r}
 
 
-def load(path: str) -> Bundle:
+def load(path: str | Path) -> Bundle:
     where = Path(path)
     summary_file = where / "summary.json" if where.is_dir() else where
     if not summary_file.is_file():
@@ -41,17 +52,70 @@ def load(path: str) -> Bundle:
                          "pass the directory certify wrote (its --out), or its summary.json")
     try:
         summary = json.loads(summary_file.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"{summary_file}: not a readable summary.json ({error})",
-                         "re-run certify for this bundle; a hand-edited summary cannot be compared") from error
-    if not isinstance(summary, dict) or summary.get("format") != FORMAT or not isinstance(summary.get("requirements"), list):
-        raise UsageError(f"{summary_file}: not a {FORMAT} summary",
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise UsageError(f"{summary_file}: not a readable summary.json ({error})", FIX_SUMMARY) from error
+    if not isinstance(summary, dict) or summary.get("format") != FORMAT:
+        raise UsageError(f"{summary_file}: not a {FORMAT} summary (field format)",
                          "pass bundles written by pulsar-conformance certify")
+    check_summary(summary, summary_file)
     return Bundle(summary_file.parent, summary)
 
 
+def check_summary(summary: dict, where) -> None:
+    """Every field compare reads, present and of its type; the first that is not is named."""
+    def bad(name: str, value, expected: str):
+        got = "missing" if value is _MISSING else f"{type(value).__name__} {json.dumps(value, default=str)[:60]}"
+        return UsageError(f"{where}: field {name} is {got}, expected {expected}", FIX_SUMMARY)
+
+    def need(doc: dict, name: str, types, expected: str, prefix: str = "", optional: bool = False):
+        value = doc.get(name, _MISSING)
+        if value is _MISSING and optional:
+            return None
+        if value is _MISSING or not isinstance(value, types):
+            raise bad(prefix + name, value, expected)
+        return value
+
+    verdict = need(summary, "verdict", str, "one of " + ", ".join(RUN_VERDICTS))
+    if verdict not in RUN_VERDICTS:
+        raise bad("verdict", verdict, "one of " + ", ".join(RUN_VERDICTS))
+    need(summary, "profile", str, "a profile name")
+    need(summary, "run_id", str, "a string", optional=True)
+    need(summary, "versions", (dict, type(None)), "an object", optional=True)
+    need(summary, "narrowed", (dict, type(None)), "an object or null", optional=True)
+    need(summary, "interrupted", bool, "true or false", optional=True)
+    rows = need(summary, "requirements", list, "a list of requirement rows")
+    for i, row in enumerate(rows):
+        at = f"requirements[{i}]."
+        if not isinstance(row, dict):
+            raise bad(f"requirements[{i}]", row, "an object")
+        need(row, "id", str, "a requirement id", at)
+        need(row, "verdict", str, "a verdict", at)
+        need(row, "strength", (str, type(None)), "MUST, SHOULD or MAY", at, optional=True)
+        need(row, "text", (str, type(None)), "a string", at, optional=True)
+        evidence = need(row, "evidence", list, "a list of strings", at, optional=True)
+        for j, item in enumerate(evidence or ()):
+            if not isinstance(item, str):
+                raise bad(f"{at}evidence[{j}]", item, "a string")
+
+
+_MISSING = object()
+
+
+def load_all(paths) -> list[Bundle]:
+    """The bundles of ``compare``, baseline first: at least two, all of one profile."""
+    if len(paths) < 2:
+        raise UsageError("compare needs at least two bundles", "pass the baseline bundle first, then the others")
+    bundles = [load(path) for path in paths]
+    profiles = [b.summary["profile"] for b in bundles]
+    if len(set(profiles)) > 1:
+        listed = ", ".join(f"[{i}] {p}" for i, p in enumerate(profiles))
+        raise UsageError(f"the bundles certify different profiles ({listed}): their requirements are not the same "
+                         "question", f"compare bundles of one profile: certify the candidate with --profile {profiles[0]}")
+    return bundles
+
+
 def compare(bundles: list[Bundle]) -> dict:
-    """Rows of requirement x bundle, with what changed against the first bundle."""
+    """Rows of requirement x bundle, with what changed against the first bundle, and the gate's verdict."""
     order: list[str] = []
     by_bundle = [b.verdicts() for b in bundles]
     for verdicts in by_bundle:
@@ -62,37 +126,68 @@ def compare(bundles: list[Bundle]) -> dict:
         first = next((c for c in cells if c), {})
         seen = [c["verdict"] if c else "absent" for c in cells]
         regressed = [i for i, v in enumerate(seen) if i and seen[0] == "pass" and v == "fail"]
+        lost = [i for i, v in enumerate(seen) if i and seen[0] == "pass" and v not in JUDGED]
         rows.append({
             "id": rid, "strength": first.get("strength"), "text": first.get("text"),
-            "verdicts": seen, "changed": len(set(seen)) > 1, "regressed_in": regressed,
+            "verdicts": seen, "changed": len(set(seen)) > 1, "regressed_in": regressed, "lost_in": lost,
             # the first failing bundle's evidence explains the change
             "evidence": next((c.get("evidence", [])[:3] for c in cells[1:] if c and c["verdict"] == "fail"), []),
         })
     regressions = [r["id"] for r in rows if r["regressed_in"]]
+    must = [r["id"] for r in rows if r["regressed_in"] and r["strength"] == "MUST"]
+    lost = [r["id"] for r in rows if r["lost_in"]]
+    unjudged = [i for i, b in enumerate(bundles) if i and b.summary.get("verdict") not in ("pass", "fail")]
+    verdict = "regression" if regressions else "candidate not judged" if lost or unjudged else "no regression"
     return {
         "bundles": [{"path": str(b.path), "label": b.label, "verdict": b.summary.get("verdict"),
                      "profile": b.summary.get("profile"), "versions": b.summary.get("versions"),
-                     "narrowed": b.summary.get("narrowed")} for b in bundles],
+                     "narrowed": b.summary.get("narrowed"), "interrupted": bool(b.summary.get("interrupted"))}
+                    for b in bundles],
         "requirements": rows,
         "changed": [r["id"] for r in rows if r["changed"]],
         "regressions": regressions,
-        "verdict": "regression" if regressions else "no regression",
+        # certify fails a run on a MUST only; a SHOULD/MAY that regressed is a deviation it lists
+        "regressions_must": must,
+        "regressions_should": [rid for rid in regressions if rid not in must],
+        "lost": lost,
+        "unjudged_candidates": unjudged,
+        "verdict": verdict,
     }
+
+
+def gate(doc: dict) -> int:
+    """The exit code of ``compare`` (see the module's docstring)."""
+    if doc["regressions"]:
+        return EXIT_FAIL
+    if doc["lost"] or doc["unjudged_candidates"]:
+        return EXIT_UNKNOWN
+    return EXIT_PASS
 
 
 def text(doc: dict) -> str:
     lines = [f"[{i}] {b['label']}: {b['verdict']} ({b['profile']})" for i, b in enumerate(doc["bundles"])]
     width = max((len(r["id"]) for r in doc["requirements"]), default=10)
     lines.append("")
-    lines.append(f"{'requirement':<{width}}  " + "  ".join(f"[{i}]".ljust(9) for i in range(len(doc["bundles"]))))
+    lines.append(f"{'requirement':<{width}}  {'level':<6}  "
+                 + "  ".join(f"[{i}]".ljust(9) for i in range(len(doc["bundles"]))))
     for row in doc["requirements"]:
         if not row["changed"]:
             continue
-        mark = "  REGRESSION" if row["regressed_in"] else ""
-        lines.append(f"{row['id']:<{width}}  " + "  ".join(v.ljust(9) for v in row["verdicts"]) + mark)
+        strength = row["strength"] or "-"
+        mark = (f"  {strength} REGRESSION" if row["regressed_in"] else
+                "  NO VERDICT ON A CANDIDATE" if row.get("lost_in") else "")
+        lines.append(f"{row['id']:<{width}}  {strength:<6}  " + "  ".join(v.ljust(9) for v in row["verdicts"]) + mark)
     same = len(doc["requirements"]) - len(doc["changed"])
     lines.append(f"{len(doc['changed'])} requirement(s) changed, {same} the same in every bundle")
-    lines.append(f"regressions (passed in [0], fail later): {', '.join(doc['regressions']) or 'none'}")
+    lines.append(f"MUST regressions (passed in [0], fail later): {', '.join(doc.get('regressions_must', [])) or 'none'}")
+    lines.append("SHOULD/MAY regressions (deviations certify lists): "
+                 f"{', '.join(doc.get('regressions_should', [])) or 'none'}")
+    if doc.get("lost"):
+        lines.append(f"passed in [0], no verdict later (unknown, not run or absent): {', '.join(doc['lost'])}")
+    if doc.get("unjudged_candidates"):
+        lines.append("candidate run(s) without a verdict: "
+                     + ", ".join(f"[{i}] {doc['bundles'][i]['verdict']}" for i in doc["unjudged_candidates"]))
+    lines.append(f"gate: {doc['verdict']}")
     return "\n".join(lines)
 
 
@@ -104,16 +199,27 @@ def render_html(doc: dict) -> str:
     return env.get_template("compare.html.j2").render(doc=doc)
 
 
-def run_compare(args) -> int:
+@dataclass(frozen=True)
+class CompareRequest:
+    """``compare``'s options, checked at the CLI's edge (reports/cli.py): the bundles loaded, the page's path writable."""
+
+    bundles: tuple[Bundle, ...]
+    html: Path | None = None
+    json: bool = False
+
+
+def compare_request(paths, html: str | None, json_mode: bool) -> CompareRequest:
+    from pulsar_conformance.files import check_output_path
+
+    target = check_output_path(html, kind="file", option="--html") if html else None
+    return CompareRequest(tuple(load_all(paths)), target, json_mode)
+
+
+def run_compare(request: CompareRequest) -> int:
     from pulsar_conformance.output import emit
 
-    if len(args.bundles) < 2:
-        raise UsageError("compare needs at least two bundles", "pass the baseline bundle first, then the others")
-    doc = compare([load(path) for path in args.bundles])
-    if args.html:
-        out = Path(args.html)
-        if not out.parent.is_dir():
-            raise UsageError(f"--html {out}: directory {out.parent} does not exist", "create it or pick another path")
-        write_atomic(out, render_html(doc))
-    emit(args, doc, lambda: text(doc))
-    return EXIT_FAIL if doc["regressions"] else EXIT_PASS
+    doc = compare(list(request.bundles))
+    if request.html:
+        write_atomic(request.html, render_html(doc))
+    emit(request, doc, lambda: text(doc))
+    return gate(doc)

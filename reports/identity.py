@@ -96,30 +96,33 @@ def _java_client(out: Path) -> str | None:
     return None
 
 
-def product(args, deployment: dict, out: Path) -> dict:
+def product(deployment, out: Path, *, vendor: str | None = None, name: str | None = None,
+            pulsar_version: str | None = None) -> dict:
+    """PRODUCT.yaml: ``vendor``/``name`` (the options) win, then the deployment file's ``product:``,
+    then what the run observed; ``deployment`` is reports/request.Deployment."""
     from_file = {}
-    if deployment.get("file"):
-        doc = yaml.safe_load(Path(deployment["file"]).read_text()) or {}
+    if deployment.file:
+        doc = yaml.safe_load(Path(deployment.file).read_text()) or {}
         from_file = doc.get("product") if isinstance(doc.get("product"), dict) else {}
     observed = versions(out)
     pulsar = observed["pulsar"]
-    local = deployment["backend"] == "local"
+    local = deployment.backend == "local"
     return {
-        "vendor": args.vendor or from_file.get("vendor") or ("Apache Software Foundation" if local else "unknown"),
-        "name": args.product or from_file.get("name") or from_file.get("product") or ("Apache Pulsar" if local else "unknown"),
-        "version": from_file.get("version") or pulsar or args.pulsar_version or "unknown",
-        "type": from_file.get("type") or ("local embedded standalone clusters" if local else deployment["backend"]),
+        "vendor": vendor or from_file.get("vendor") or ("Apache Software Foundation" if local else "unknown"),
+        "name": name or from_file.get("name") or from_file.get("product") or ("Apache Pulsar" if local else "unknown"),
+        "version": from_file.get("version") or pulsar or pulsar_version or "unknown",
+        "type": from_file.get("type") or ("local embedded standalone clusters" if local else deployment.backend),
         "description": from_file.get("description") or "Pulsar cross-cluster features under the pulsar-conformance suite",
         "pulsar_client": {"language": "python", "version": observed["pulsar_client_python"],
                           "cpp_version": observed["pulsar_client_cpp"]},
     }
 
 
-def secrets(deployment: dict) -> list[str]:
+def secrets(deployment) -> list[str]:
     """Every credential the deployment file gives, so the bundle can be scanned for them."""
-    if not deployment.get("file"):
+    if not deployment.file:
         return []
-    doc = yaml.safe_load(Path(deployment["file"]).read_text()) or {}
+    doc = yaml.safe_load(Path(deployment.file).read_text()) or {}
     found = []
     for spec in (doc.get("clusters") or {}).values():
         if not isinstance(spec, dict):

@@ -11,78 +11,48 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from copy import copy
 from pathlib import Path
 
-from pulsar_conformance.errors import UsageError
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.output import emit, progress
 
 from .compare import FORMAT, Bundle, compare, render_html
 from .compare import text as compare_text
+from .request import AXES, MAX_REPEAT, CertifyRequest, parse_matrix  # noqa: F401 - the series' options, checked there
 from .verdicts import ORDER, combine
 
-AXES = {"pulsar": "pulsar_version", "client": "client_version", "java-client": "java_client_version",
-        "migration-tls": "migration_tls"}
-MAX_REPEAT = 20
 
-
-def parse_matrix(text: str | None) -> tuple[str, list[str]] | None:
-    """``pulsar=4.0.1,4.2.4`` -> ("pulsar", [...]); every value checked before anything starts."""
-    if not text:
-        return None
-    axis, _, values = text.partition("=")
-    versions = [v.strip() for v in values.split(",") if v.strip()]
-    if axis not in AXES or len(versions) < 2:
-        raise UsageError(f"--matrix {text!r}: expected AXIS=V1,V2[,...] with AXIS one of {', '.join(AXES)}",
-                         "e.g. --matrix pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0, java-client=3.0.7,4.2.4 "
-                         "or migration-tls=off,advertised,on "
-                         "(baseline first)")
-    if axis in ("pulsar", "java-client"):  # the Java client is released with Pulsar, numbered alike
-        from pulsar_conformance.fixtures.deploy.versions import parse_version
-
-        for version in versions:
-            parse_version(version)  # a malformed or too-old release is exit 2 before any cluster starts
-    if axis == "migration-tls":
-        from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
-
-        for value in versions:
-            tls_modes.check(value)
-    return axis, versions
-
-
-def plan(args) -> list[tuple[str, str, dict]]:
-    """(cell, folder, argument overrides) per run: matrix cells (one cell without a matrix), each repeated."""
-    repeat = getattr(args, "repeat", 1)
-    if not 1 <= repeat <= MAX_REPEAT:
-        raise UsageError(f"--repeat {repeat}: must be 1..{MAX_REPEAT}", "pass e.g. --repeat 3")
-    matrix = parse_matrix(getattr(args, "matrix", None))
-    cells = [(f"{matrix[0]}-{v}", {AXES[matrix[0]]: v}) for v in matrix[1]] if matrix else [("", {})]
+def plan(request: CertifyRequest) -> list[tuple[str, str, CertifyRequest]]:
+    """(cell, folder, request) per run: matrix cells (one cell without a matrix), each repeated with the
+    next seed. Every value was checked when the request was built (reports/request.py)."""
+    matrix = request.matrix
+    cells = [(f"{matrix.axis}-{v}", {matrix.field: v}) for v in matrix.values] if matrix else [("", {})]
     runs = []
     for cell, overrides in cells:
-        for i in range(repeat):
-            folder = "/".join(p for p in (cell, f"run-{i + 1}" if repeat > 1 else "") if p)
-            runs.append((cell, folder, {**overrides, "seed": args.seed + i}))
+        for i in range(request.repeat):
+            folder = "/".join(p for p in (cell, f"run-{i + 1}" if request.repeat > 1 else "") if p)
+            one = request.replace(**overrides, seed=request.seed + i, out=request.out / folder,
+                                  run_id=f"{request.run_id}-{folder.replace('/', '-')}", matrix=None, repeat=1)
+            runs.append((cell, folder, one))
     return runs
 
 
-def run_series(args, profile, deployment: dict, out: Path, run_id: str) -> int:
+def run_series(request: CertifyRequest) -> int:
     from .certify import certify_once, exit_code
 
-    runs = plan(args)
+    runs = plan(request)
+    out, run_id, profile = request.out, request.run_id, request.profile
     out.mkdir(parents=True, exist_ok=True)
     cells: dict[str, list[tuple[str, dict]]] = {}
-    for i, (cell, folder, overrides) in enumerate(runs, 1):
-        progress(f"certify: run {i} of {len(runs)}: {folder} ({', '.join(f'{k}={v}' for k, v in overrides.items())})")
-        one = copy(args)
-        for key, value in overrides.items():
-            setattr(one, key, value)
-        summary = certify_once(one, profile, deployment, out / folder, f"{run_id}-{folder.replace('/', '-')}")
+    for i, (cell, folder, one) in enumerate(runs, 1):
+        changed = {k: getattr(one, k) for k in ("seed", *AXES.values()) if getattr(one, k) != getattr(request, k)}
+        progress(f"certify: run {i} of {len(runs)}: {folder} ({', '.join(f'{k}={v}' for k, v in changed.items())})")
+        summary = certify_once(one)
         cells.setdefault(cell, []).append((folder, summary))
         progress(f"certify: {folder}: {summary['verdict']}")
         if summary.get("interrupted"):
             break  # Ctrl-C ends the series, not just one run
-    if getattr(args, "matrix", None):
+    if request.matrix:
         per_cell = {}
         for cell, members in cells.items():
             per_cell[cell] = members[0][1] if len(members) == 1 else aggregate(members, profile.name, f"{run_id}-{cell}")
@@ -97,9 +67,9 @@ def run_series(args, profile, deployment: dict, out: Path, run_id: str) -> int:
         overall = aggregate(members, profile.name, run_id)
     _write_compare(out, doc)
     _write(out, overall)
-    emit(args, {"verdict": overall["verdict"], "out": str(out), "series": overall["series"]},
+    emit(request, {"verdict": overall["verdict"], "out": str(out), "series": overall["series"]},
          lambda: series_text(overall, out))
-    return exit_code(overall["verdict"])
+    return exit_code(overall["verdict"], interrupted=bool(overall.get("interrupted")))
 
 
 def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dict:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from argparse import Namespace
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,8 @@ import pytest
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures import client_versions
 from pulsar_conformance.fixtures.client_versions import environment_dir, prepare
+from pulsar_conformance.reports.profiles import get_profile
+from pulsar_conformance.reports.request import CertifyRequest
 
 OLD = "3.4.0"  # the last release that cannot follow TopicMigrated (pulsar-facts.md §7)
 
@@ -74,12 +75,12 @@ def test_installed_release_needs_no_environment(state):
     ("9.9.9", "pulsar-client 9.9.9 is not available", "3.13.0"),
     ("abc", "'abc' is not a pulsar-client release number", "3.13.0"),
 ])
-def test_bad_version_exits_2_and_leaves_nothing(tmp_path, version, problem, fix):
+def test_bad_version_exits_64_and_leaves_nothing(tmp_path, version, problem, fix):
     env = {**os.environ, "PULSAR_CONFORMANCE_STATE_DIR": str(tmp_path / "state")}
     done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "smoke",
                            "--client-version", version, "--out", str(tmp_path / "bundle"), "--json"],
                           env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.returncode == 64, done.stdout + done.stderr
     doc = json.loads(done.stdout)
     assert problem in doc["error"] and fix in doc["fix"], doc
     assert _leftovers(tmp_path / "state", version) == [] and not (tmp_path / "bundle").exists()
@@ -139,9 +140,8 @@ def test_certify_child_imports_and_records_the_asked_client(old_client, state, t
     monkeypatch.setattr(certify, "_pytest_command", tiny_suite)
     monkeypatch.setenv("PULSAR_CONFORMANCE_STATE_DIR", str(state))
     out = tmp_path / "bundle"
-    args = Namespace(profile="smoke", deployment=None, pulsar_version=None, client_version=OLD, out=str(out),
-                     seed=1, vendor=None, product=None, json=True)
-    certify.run_certify(args)  # no requirement checked: unknown, not our concern here
+    request = CertifyRequest(profile=get_profile("smoke"), out=out, run_id="client", client_version=OLD, json=True)
+    certify.run_certify(request)  # no requirement checked: unknown, not our concern here
     junit = (out / "junit.xml").read_text()
     assert 'tests="1"' in junit and "failures=\"0\"" in junit, junit
     recorded = json.loads((out / "client.json").read_text())

@@ -2,12 +2,11 @@
 it on any failing run, marks it intermittent, and bad series options stop before any run."""
 from __future__ import annotations
 
-from argparse import Namespace
-
 import pytest
 
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.reports.series import aggregate, parse_matrix, plan
+from pulsar_conformance.reports.request import check_repeat, parse_matrix
+from pulsar_conformance.reports.series import aggregate, plan
 
 
 def _summary(verdict: str, seed: int, **requirements: str) -> dict:
@@ -40,21 +39,38 @@ def test_unknown_in_one_run_keeps_the_series_from_passing():
     assert doc["verdict"] == "unknown" and doc["requirements"][0]["verdict"] == "unknown"
 
 
+def _planned(matrix: str | None, repeat: int = 1, seed: int = 1):
+    from pathlib import Path
+
+    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.reports.request import CertifyRequest
+
+    request = CertifyRequest(profile=get_profile("cluster-migration"), out=Path("/series"), run_id="s", seed=seed,
+                             repeat=check_repeat(repeat), matrix=parse_matrix(matrix))
+    return [(cell, folder, {k: getattr(one, k) for k in ("seed", "pulsar_version", "java_client_version",
+                                                         "migration_tls") if getattr(one, k) is not None}, one)
+            for cell, folder, one in plan(request)]
+
+
 def test_series_options_are_checked_before_anything_runs():
-    base = Namespace(seed=5, repeat=2, matrix="pulsar=3.0.7,4.2.4")
-    assert plan(base) == [("pulsar-3.0.7", "pulsar-3.0.7/run-1", {"pulsar_version": "3.0.7", "seed": 5}),
-                          ("pulsar-3.0.7", "pulsar-3.0.7/run-2", {"pulsar_version": "3.0.7", "seed": 6}),
-                          ("pulsar-4.2.4", "pulsar-4.2.4/run-1", {"pulsar_version": "4.2.4", "seed": 5}),
-                          ("pulsar-4.2.4", "pulsar-4.2.4/run-2", {"pulsar_version": "4.2.4", "seed": 6})]
-    java = plan(Namespace(seed=1, repeat=1, matrix="java-client=3.0.7,4.2.4"))
-    assert [(cell, over) for cell, _, over in java] == [("java-client-3.0.7", {"java_client_version": "3.0.7", "seed": 1}),
-                                                      ("java-client-4.2.4", {"java_client_version": "4.2.4", "seed": 1})]
-    tls = plan(Namespace(seed=1, repeat=1, matrix="migration-tls=off,on"))
-    assert [(cell, over) for cell, _, over in tls] == [("migration-tls-off", {"migration_tls": "off", "seed": 1}),
-                                                     ("migration-tls-on", {"migration_tls": "on", "seed": 1})]
+    runs = _planned("pulsar=3.0.7,4.2.4", repeat=2, seed=5)
+    assert [r[:3] for r in runs] == [("pulsar-3.0.7", "pulsar-3.0.7/run-1", {"pulsar_version": "3.0.7", "seed": 5}),
+                                     ("pulsar-3.0.7", "pulsar-3.0.7/run-2", {"pulsar_version": "3.0.7", "seed": 6}),
+                                     ("pulsar-4.2.4", "pulsar-4.2.4/run-1", {"pulsar_version": "4.2.4", "seed": 5}),
+                                     ("pulsar-4.2.4", "pulsar-4.2.4/run-2", {"pulsar_version": "4.2.4", "seed": 6})]
+    one = runs[1][3]  # each run is a request of its own: its folder, its run id, no series options
+    assert one.out.as_posix() == "/series/pulsar-3.0.7/run-2" and one.run_id == "s-pulsar-3.0.7-run-2"
+    assert one.matrix is None and one.repeat == 1
+    java = _planned("java-client=3.0.7,4.2.4")
+    assert [(cell, over) for cell, _, over, _ in java] == [("java-client-3.0.7", {"java_client_version": "3.0.7", "seed": 1}),
+                                                         ("java-client-4.2.4", {"java_client_version": "4.2.4", "seed": 1})]
+    tls = _planned("migration-tls=off,on")
+    assert [(cell, over) for cell, _, over, _ in tls] == [("migration-tls-off", {"migration_tls": "off", "seed": 1}),
+                                                        ("migration-tls-on", {"migration_tls": "on", "seed": 1})]
     for bad in ("pulsar=4.2.4", "broker=4.0.1,4.2.4", "pulsar=2.11.0,4.2.4", "pulsar=four,4.2.4", "java-client=x,4.2.4",
-                "migration-tls=off,always"):
+                "migration-tls=off,always", "pulsar=4.2.4,9.9.9", "client=3.13.0,abc", "pulsar=4.2.4,4.2.4"):
         with pytest.raises(UsageError):
             parse_matrix(bad)
-    with pytest.raises(UsageError, match="--repeat 0"):
-        plan(Namespace(seed=1, repeat=0, matrix=None))
+    for bad in (0, -1, 21):
+        with pytest.raises(UsageError, match=f"--repeat {bad}"):
+            check_repeat(bad)

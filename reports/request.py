@@ -1,0 +1,356 @@
+"""What one ``certify`` invocation asks for, every value checked before anything starts.
+
+reports/cli.py turns argparse's options into a ``CertifyRequest`` here and nothing below it reads
+argparse: certify.py, series.py, bundle.py and identity.py get typed, validated values. A value the
+run cannot use is a ``UsageError`` (exit 64) raised here, before a folder, a cluster or a test
+process exists: a typo in the last value of a matrix used to cost a whole run and leave a
+half-written series.
+
+Cheap checks come first (profile, requirement ids, ``--select``, numbers, release numbers, TLS modes,
+paths), then the ones that look outside (the deployment file's clusters, Docker, the JDK, Maven, pip),
+so a typo is reported in milliseconds.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.files import check_output_path
+from pulsar_conformance.output import progress
+
+from .profiles import Profile, get_profile
+from .releases import check_release
+
+# matrix axis -> the request field each cell overrides
+AXES = {"pulsar": "pulsar_version", "client": "client_version", "java-client": "java_client_version",
+        "migration-tls": "migration_tls"}
+MAX_REPEAT = 20
+MATRIX_FIX = ("e.g. --matrix pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0, java-client=3.0.7,4.2.4 "
+              "or migration-tls=off,advertised,on (baseline first)")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Where the run's clusters come from: ``local`` and ``containers`` are started by the run,
+    ``external`` ones are described by ``file`` (resolved path)."""
+
+    backend: str = "local"
+    file: str | None = None
+
+    def to_json(self) -> dict:
+        return {"backend": self.backend, "file": self.file}
+
+
+@dataclass(frozen=True)
+class Matrix:
+    axis: str  # a key of AXES
+    values: tuple[str, ...]
+
+    @property
+    def field(self) -> str:
+        return AXES[self.axis]
+
+
+@dataclass(frozen=True)
+class CertifyRequest:
+    profile: Profile
+    deployment: Deployment = field(default_factory=Deployment)
+    out: Path = Path("reports")  # the bundle (or series) folder, resolved and checked
+    run_id: str = "certify"
+    seed: int = 1
+    repeat: int = 1
+    matrix: Matrix | None = None
+    pulsar_version: str | None = None
+    client_version: str | None = None
+    java_client_version: str | None = None
+    migration_tls: str | None = None
+    exclude: tuple[str, ...] = ()
+    select: str | None = None
+    vendor: str | None = None
+    product: str | None = None
+    json: bool = False
+    # as the user wrote them, for the bundle's reproduce command
+    deployment_option: str | None = None
+    out_option: str | None = None
+    # pulsar-client environments prepared up front, one per client release the run or series uses
+    clients: tuple[tuple[str | None, Any], ...] = ()
+
+    @property
+    def is_series(self) -> bool:
+        return self.repeat > 1 or self.matrix is not None
+
+    @property
+    def client(self):
+        """The prepared pulsar-client (fixtures/client_versions.ClientEnv) of ``client_version``."""
+        for version, env in self.clients:
+            if version == self.client_version:
+                return env
+        from pulsar_conformance.fixtures.client_versions import prepare
+
+        return prepare(self.client_version, log=progress)  # a request built by hand (tests)
+
+    def replace(self, **changes) -> CertifyRequest:
+        return dataclasses.replace(self, **changes)
+
+
+def certify_request(args) -> CertifyRequest:
+    """The request of argparse's ``args`` for ``certify``, or the UsageError of its first bad value."""
+    profile = get_profile(args.profile)
+    exclude = _exclusions(profile, args.exclude or ())
+    select = check_select(args.select)
+    repeat = check_repeat(args.repeat)
+    matrix = parse_matrix(args.matrix)
+    _check_not_both(args, matrix)
+    pulsar = check_release(args.pulsar_version) if args.pulsar_version else None
+    if args.client_version:
+        check_client_release(args.client_version, "--client-version")
+    if args.java_client_version:
+        check_release(args.java_client_version, "--java-client-version")
+    from pulsar_conformance.fixtures.deploy.state import STATE_ENV, state_dir
+
+    check_output_path(state_dir(), kind="dir", option=f"${STATE_ENV}" if os.environ.get(STATE_ENV) else "state dir")
+    run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
+    out = check_output_path(args.out or Path("reports") / run_id, kind="dir", option="--out", empty=True)
+    _check_matrix_deployment(matrix, args.deployment)
+    _check_java_env()
+    deployment = deployment_option(args.deployment, profile)
+    for mode in ([args.migration_tls] if args.migration_tls else []) + (
+            list(matrix.values) if matrix and matrix.axis == "migration-tls" else []):
+        check_migration_tls(profile, mode, deployment)
+    request = CertifyRequest(
+        profile=profile, deployment=deployment, out=out, run_id=run_id, seed=args.seed, repeat=repeat, matrix=matrix,
+        pulsar_version=str(pulsar) if pulsar else None, client_version=args.client_version,
+        java_client_version=args.java_client_version, migration_tls=args.migration_tls, exclude=exclude,
+        select=select, vendor=args.vendor, product=args.product, json=bool(getattr(args, "json", False)),
+        deployment_option=args.deployment, out_option=args.out)
+    _check_releases(request)
+    _check_java_clients(request)
+    return request.replace(clients=_prepare_clients(request))
+
+
+def values_of(request: CertifyRequest, axis_field: str) -> list:
+    """Every value ``axis_field`` takes over the run or series (the matrix's, else the option's)."""
+    if request.matrix and request.matrix.field == axis_field:
+        return list(request.matrix.values)
+    return [getattr(request, axis_field)]
+
+
+# --- cheap checks: the text of the options alone ----------------------------------------------------------
+
+def _exclusions(profile: Profile, items) -> tuple[str, ...]:
+    """``--exclude`` may only narrow what the profile certifies: anything else is a typo."""
+    from .verdicts import load_requirements
+
+    excluded = sorted({rid.strip() for item in items for rid in item.split(",") if rid.strip()})
+    declared = profile.declared(load_requirements())
+    unknown = [rid for rid in excluded if rid not in declared]
+    if unknown:
+        raise UsageError(f"--exclude {', '.join(unknown)}: not a requirement the {profile.name} profile certifies",
+                         f"choose among: {', '.join(declared) or '(none: this profile certifies nothing on a deployment)'}")
+    return tuple(excluded)
+
+
+def check_select(text: str | None) -> str | None:
+    """``--select`` is a pytest ``-k`` expression: compiled here, or pytest would refuse it in the child
+    after the deployment started, and the run would end "unknown" minutes later."""
+    if text is None or not text.strip():
+        return None
+    try:
+        from _pytest.mark.expression import Expression
+    except ImportError:  # pytest moved its parser: the child still refuses a bad one, later
+        return text
+    try:
+        Expression.compile(text)
+    except Exception as error:  # noqa: BLE001 - SyntaxError (pytest 9) or ParseError (older)
+        raise UsageError(f"--select {text!r} is not a pytest -k expression: {getattr(error, 'msg', error)}",
+                         "write test-name substrings joined by and/or/not with parentheses, e.g. "
+                         "--select 'migration and not tls'") from None
+    return text
+
+
+def check_repeat(value: int) -> int:
+    if not 1 <= value <= MAX_REPEAT:
+        raise UsageError(f"--repeat {value}: must be 1..{MAX_REPEAT}", "pass e.g. --repeat 3")
+    return value
+
+
+def check_client_release(text: str, option: str) -> str:
+    from pulsar_conformance.fixtures.client_versions import check_release as client_release
+
+    return client_release(text, option)
+
+
+def parse_matrix(text: str | None) -> Matrix | None:
+    """``pulsar=4.0.1,4.2.4`` -> Matrix("pulsar", (...)); every value checked before anything starts."""
+    if not text:
+        return None
+    axis, _, values = text.partition("=")
+    axis = axis.strip()
+    versions = tuple(v.strip() for v in values.split(",") if v.strip())
+    if axis not in AXES or len(versions) < 2:
+        raise UsageError(f"--matrix {text!r}: expected AXIS=V1,V2[,...] with AXIS one of {', '.join(AXES)}",
+                         MATRIX_FIX)
+    duplicated = sorted({v for v in versions if versions.count(v) > 1})
+    if duplicated:
+        raise UsageError(f"--matrix {text!r}: {', '.join(duplicated)} given twice (two cells would share a folder)",
+                         "name each value once; for repeated runs of one value use --repeat N")
+    for value in versions:
+        if axis == "pulsar":
+            check_release(value, "--matrix pulsar")
+        elif axis == "java-client":  # the Java client is released with Pulsar, numbered alike
+            check_release(value, "--matrix java-client")
+        elif axis == "client":
+            check_client_release(value, "--matrix client")
+        else:
+            from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
+
+            tls_modes.check(value)
+    return Matrix(axis, versions)
+
+
+def _check_not_both(args, matrix: Matrix | None) -> None:
+    """An option and a matrix over the same axis: which one the runs use would be a guess."""
+    if matrix and getattr(args, matrix.field, None):
+        option = "--" + matrix.field.replace("_", "-")
+        raise UsageError(f"{option} and --matrix {matrix.axis}=... both choose the {matrix.axis} release",
+                         f"drop {option}: the matrix runs every value it names")
+
+
+# --- checks that look outside: files, clusters, Docker, the JDK, Maven, pip ----------------------------
+
+def deployment_option(value: str | None, profile: Profile | None = None) -> Deployment:
+    """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts
+    (reachable, and describing what the profile's protocols need of it)."""
+    if value in (None, "local"):
+        return Deployment("local")
+    if value == "containers":
+        from pulsar_conformance.fixtures.deploy.containers import docker_available
+
+        ok, why = docker_available(install=True)
+        if not ok:
+            raise UsageError(f"--deployment containers needs a Docker engine: {why}",
+                             "start Docker, or use --deployment local (the default) or an external FILE")
+        return Deployment("containers")
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(f"deployment file {value} does not exist" if not path.exists()
+                         else f"deployment file {value} is not a file",
+                         "pass local, containers, or the path of an external deployment YAML (docs/deployments.md)")
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    external = load_external(path, check=True)  # malformed or unreachable: refused now, not mid-run
+    if profile is not None:
+        from pulsar_conformance.protocols import PROTOCOLS
+
+        for protocol in PROTOCOLS:
+            if protocol.area in profile.areas:
+                protocol.check_external(external)
+    return Deployment("external", str(path.resolve()))
+
+
+def _check_matrix_deployment(matrix: Matrix | None, option: str | None) -> None:
+    """Before the deployment file is read and its clusters reached: the option alone says it is external."""
+    if matrix and matrix.axis == "pulsar" and option not in (None, "local", "containers"):
+        raise UsageError("--matrix pulsar=... starts each release on the suite's own clusters; an external "
+                         "deployment runs whatever release it runs",
+                         "certify each external deployment with a run of its own and compare the bundles "
+                         "(docs/ci-gating.md), or drop --deployment to run the matrix on local clusters")
+
+
+def check_migration_tls(profile: Profile, wanted: str | None, deployment: Deployment) -> None:
+    """A TLS mode is a configuration of the local clusters the PIP-188 scenarios start."""
+    if not wanted:
+        return
+    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
+
+    mode = tls_modes.check(wanted)
+    if "cluster-migration" not in profile.areas:
+        raise UsageError(f"--migration-tls applies to the cluster-migration profile, not {profile.name}",
+                         "leave --migration-tls out, or pass --profile cluster-migration")
+    if mode.brokers_tls and deployment.backend != "local":
+        raise UsageError(f"--migration-tls {mode.name} starts TLS brokers of the local backend; "
+                         f"this run's deployment is {deployment.backend}",
+                         "for an external deployment, describe its TLS URLs and CA in the deployment file "
+                         "(docs/deployments.md) and leave --migration-tls out")
+
+
+def _check_java_env() -> None:
+    """``$PULSAR_CONFORMANCE_JAVA`` pointing at nothing fails every JVM the run starts: say so now."""
+    from pulsar_conformance.fixtures.deploy.java import JAVA_ENV, probe
+
+    chosen = os.environ.get(JAVA_ENV)
+    if chosen is not None and probe(chosen) is None:
+        raise UsageError(f"${JAVA_ENV}={chosen!r} is not a working java executable",
+                         f"point ${JAVA_ENV} at a JDK's bin/java (Java 17+, 21+ for Pulsar 5), or unset it to let "
+                         "the suite pick one")
+
+
+def _check_releases(request: CertifyRequest) -> None:
+    """Each Pulsar release the suite's own clusters will run: a JDK for it, and its jars resolved
+    (downloaded once into ~/.m2, which the run needs anyway; a release Maven Central does not serve
+    is refused here). The default release is not resolved here: some profiles never start it."""
+    if request.deployment.backend not in ("local", "containers"):
+        return
+    from pulsar_conformance.fixtures.deploy import maven
+    from pulsar_conformance.fixtures.deploy.java import choose_java
+    from pulsar_conformance.fixtures.deploy.versions import parse_version
+
+    for text in values_of(request, "pulsar_version"):
+        version = parse_version(text)
+        if request.deployment.backend == "local":  # a container runs its image's own Java
+            choose_java(version)
+        if text:
+            maven.resolve(version)
+
+
+def _check_java_clients(request: CertifyRequest) -> None:
+    """A Java client release Maven cannot resolve is refused before any broker or JVM starts."""
+    if "client-failover" not in request.profile.areas:
+        return
+    from pulsar_conformance.conformance.protocols.client_failover.java_client import resolve
+
+    for text in values_of(request, "java_client_version"):
+        if text:
+            resolve(text)
+
+
+def _prepare_clients(request: CertifyRequest) -> tuple[tuple[str | None, Any], ...]:
+    """Every pulsar-client the runs import, installed (and cached) now and checked against the profile."""
+    prepared = []
+    for wanted in values_of(request, "client_version"):
+        client = _prepare_client(wanted)
+        check_client(request.profile, client)
+        prepared.append((wanted, client))
+    return tuple(prepared)
+
+
+def _prepare_client(wanted: str | None):
+    from pulsar_conformance.fixtures.client_versions import prepare
+
+    client = prepare(wanted, log=progress)
+    if client.version:
+        where = (f"{'installed' if client.pip_ran else 'cached'} in {client.path} ({client.seconds:.1f} s)"
+                 if client.path else "of this environment")
+        progress(f"certify: the tests import pulsar-client {client.version} "
+                 f"(C++ {client.cpp_version or 'version not found'}) {where}")
+    else:
+        progress(f"certify: no pulsar-client importable here ({client.error}); tests that need one will break")
+    return client
+
+
+def check_client(profile: Profile, client) -> None:
+    """A profile whose scenarios need a client feature refuses an older client before anything starts."""
+    from packaging.version import Version
+
+    needed = profile.min_client
+    if not needed or not client.version:
+        return
+    if Version(client.version) < Version(needed):
+        raise UsageError(f"pulsar-client {client.version} cannot run the {profile.name} profile: it needs {needed} or "
+                         f"later ({profile.min_client_why})",
+                         f"pass --client-version {needed} or later, or certify another profile with {client.version}")
