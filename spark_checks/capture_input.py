@@ -17,6 +17,7 @@ from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture.manifest import ManifestError, read_manifest
 from pulsar_conformance.fixtures.capture.schema import COLUMNS, event_files
 
+from .capture_values import check_values
 from .classes import CLASSES
 
 # What the checks read; msg_id and cluster are only carried for people.
@@ -65,6 +66,11 @@ def open_capture(run_dir: str | os.PathLike) -> CaptureInput:
             raise UsageError(f"{path} is not a readable Parquet file: {error}",
                              "remove or restore that file (a partial file from a killed writer has a hidden .tmp name and is never read)") from None
         _check_schema(path, schema)
+        try:
+            check_values(path, metadata)
+        except (OSError, pa.ArrowException) as error:
+            raise UsageError(f"{path} is not a readable Parquet file: {error}",
+                             "remove or restore that file") from None
         rows += metadata.num_rows
     return CaptureInput(run_dir=run_dir, manifest=manifest, files=tuple(files), rows=rows)
 

@@ -27,9 +27,13 @@ def test_round_trip(tmp_path):
     (json.dumps({"format": FORMAT}), "run_id"),
     (json.dumps({"format": FORMAT, "run_id": "r", "must_see": [{"topic": 1}]}), "must_see"),
     (json.dumps({"format": FORMAT, "run_id": "r", "allowed": "lost"}), "allowed"),
+    ("[" * 100_000, "nests too deeply"),  # was a RecursionError traceback
+    (b"\xff\xfe{}", "not readable JSON"),
 ])
 def test_bad_manifests_say_what_is_wrong(tmp_path, content, message):
-    if content is not None:
+    if isinstance(content, bytes):
+        (tmp_path / "manifest.json").write_bytes(content)
+    elif content is not None:
         (tmp_path / "manifest.json").write_text(content)
     with pytest.raises(ManifestError, match=message):
         read_manifest(tmp_path)
