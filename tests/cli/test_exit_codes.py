@@ -81,3 +81,15 @@ def test_the_installed_entry_point_exits_64_on_bad_input():
     done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "smoke",
                            "--seed", "x"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 64 and "invalid int value" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_table_in_the_docs_has_every_code_and_no_other():
+    import re
+    from pathlib import Path
+
+    from pulsar_conformance import errors
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ci-gating.md").read_text()
+    table = re.search(r"## Exit codes.*?\n(\|.*?)\n\n", text, re.S).group(1)
+    documented = sorted(int(m) for m in re.findall(r"^\| (\d+) \|", table, re.M))
+    assert documented == sorted(v for k, v in vars(errors).items() if k.startswith("EXIT_")), documented
