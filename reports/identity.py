@@ -19,8 +19,6 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-import yaml
-
 from pulsar_conformance.files import write_atomic
 
 CLIENT_FILE = "client.json"
@@ -100,10 +98,8 @@ def product(deployment, out: Path, *, vendor: str | None = None, name: str | Non
             pulsar_version: str | None = None) -> dict:
     """PRODUCT.yaml: ``vendor``/``name`` (the options) win, then the deployment file's ``product:``,
     then what the run observed; ``deployment`` is reports/request.Deployment."""
-    from_file = {}
-    if deployment.file:
-        doc = yaml.safe_load(Path(deployment.file).read_text()) or {}
-        from_file = doc.get("product") if isinstance(doc.get("product"), dict) else {}
+    doc = _deployment_document(deployment)
+    from_file = doc.get("product") if isinstance(doc.get("product"), dict) else {}
     observed = versions(out)
     pulsar = observed["pulsar"]
     local = deployment.backend == "local"
@@ -118,37 +114,24 @@ def product(deployment, out: Path, *, vendor: str | None = None, name: str | Non
     }
 
 
+def _deployment_document(deployment) -> dict:
+    """The external deployment file, read as strictly as the edge read it (no aliases, no duplicate keys)."""
+    from pulsar_conformance.fixtures.deploy.deployment_file import read_deployment_file
+
+    return read_deployment_file(deployment.file) if deployment.file else {}
+
+
 def secrets(deployment) -> list[str]:
-    """Every credential the deployment file gives, so the bundle can be scanned for them."""
-    if not deployment.file:
-        return []
-    doc = yaml.safe_load(Path(deployment.file).read_text()) or {}
-    found = []
-    for spec in (doc.get("clusters") or {}).values():
-        if not isinstance(spec, dict):
-            continue
-        if spec.get("token"):
-            found.append(str(spec["token"]).strip())
-        if spec.get("token_file") and Path(str(spec["token_file"])).is_file():
-            found.append(Path(str(spec["token_file"])).read_text().strip())
-        if spec.get("token_env") and os.environ.get(str(spec["token_env"])):
-            found.append(os.environ[str(spec["token_env"])].strip())
-    return [s for s in found if len(s) >= 8]
+    """Every credential the deployment file gives (tokens, URL passwords, OAuth2 secrets, key files),
+    so the bundle can be scanned for them (pulsar_conformance/redact.document_secrets)."""
+    from pulsar_conformance.redact import document_secrets
+
+    return document_secrets(_deployment_document(deployment)) if deployment.file else []
 
 
 def redact_tree(root: Path, secret_values: list[str]) -> list[str]:
-    """Last line of defence: replace any credential found in a bundle file; return the files touched."""
-    touched = []
-    needles = [s.encode() for s in secret_values]
-    if not needles:
-        return touched
-    for path in root.rglob("*"):
-        if not path.is_file():
-            continue
-        data = path.read_bytes()
-        if any(n in data for n in needles):
-            for n in needles:
-                data = data.replace(n, b"[REDACTED]")
-            path.write_bytes(data)
-            touched.append(str(path.relative_to(root)))
-    return touched
+    """Last line of defence: mask any credential found in a bundle file, and URL userinfo in text
+    files; return the files touched (pulsar_conformance/redact.redact_tree)."""
+    from pulsar_conformance.redact import redact_tree as redact
+
+    return redact(root, secret_values)
