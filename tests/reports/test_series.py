@@ -74,3 +74,31 @@ def test_series_options_are_checked_before_anything_runs():
     for bad in (0, -1, 21):
         with pytest.raises(UsageError, match=f"--repeat {bad}"):
             check_repeat(bad)
+
+
+def test_a_series_runs_each_planned_request_and_writes_one_summary(tmp_path, monkeypatch, capsys):
+    """run_series end to end with the runs stubbed: each run gets its own request (folder, seed,
+    release), nothing mutates the series' request, and an interrupted run ends the series (130)."""
+    import json
+
+    from pulsar_conformance.reports import certify, series
+    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.reports.request import CertifyRequest
+
+    seen = []
+
+    def once(request):
+        seen.append((request.out.relative_to(tmp_path).as_posix(), request.pulsar_version, request.seed))
+        return {**_summary("pass", request.seed, GEO_R01="pass"), "profile": "smoke", "run_id": request.run_id,
+                "interrupted": len(seen) == 3}
+
+    monkeypatch.setattr(certify, "certify_once", once)
+    request = CertifyRequest(profile=get_profile("smoke"), out=tmp_path, run_id="s", seed=3, repeat=2,
+                             matrix=parse_matrix("pulsar=4.0.1,4.2.4"), json=True)
+    code = series.run_series(request)
+    assert seen == [("pulsar-4.0.1/run-1", "4.0.1", 3), ("pulsar-4.0.1/run-2", "4.0.1", 4),
+                    ("pulsar-4.2.4/run-1", "4.2.4", 3)]  # the third run was interrupted: no fourth
+    assert code == 130 and request.pulsar_version is None and request.seed == 3
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["interrupted"] and [r["run"] for r in summary["series"]["runs"]] == ["pulsar-4.0.1", "pulsar-4.2.4"]
+    assert json.loads(capsys.readouterr().out)["verdict"] == "pass"
