@@ -11,9 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 
-def emit(args: Any, document: dict, text: str | Callable[[], str] | None = None) -> None:
-    """Print ``document`` as JSON when ``args.json``, else ``text`` (or the JSON, indented)."""
-    if getattr(args, "json", False):
+def emit(options: Any, document: dict, text: str | Callable[[], str] | None = None) -> None:
+    """Print ``document`` as JSON when ``options.json``, else ``text`` (or the JSON, indented).
+
+    ``options``: anything with a ``json`` flag, argparse's namespace in a command's handler or the
+    typed request built from it (reports/request.CertifyRequest)."""
+    if getattr(options, "json", False):
         sys.stdout.write(json.dumps(document, default=_jsonable, sort_keys=False) + "\n")
         return
     if callable(text):
