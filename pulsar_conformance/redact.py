@@ -58,6 +58,13 @@ def redact_url(url: str) -> str:
     return _mask_params(url)
 
 
+def without_userinfo(url: str) -> str:
+    """``url`` with its userinfo removed (not masked): for a URL the suite hands on to Pulsar, e.g.
+    a peer cluster's metadata, where a password would be stored and shown to anyone who reads it."""
+    span = _userinfo_span(url)
+    return f"{url[:span[0]]}{url[span[1] + 1:]}" if span else url
+
+
 def _userinfo_span(url: str) -> tuple[int, int] | None:
     """(start, end) of what may be a URL's userinfo, or None."""
     scheme = _SCHEME.match(url)

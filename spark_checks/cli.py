@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN
+from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit
 
 
@@ -59,6 +60,7 @@ def _check_capture(args) -> int:
 def _synth(args) -> int:
     from .synth import generate
 
+    check_output_path(args.out, kind="dir", option="--out")
     truth = generate(args.out, events=args.events, seed=args.seed, per_class=args.per_class, clean=args.clean)
     document = {"out": args.out, **{k: truth[k] for k in ("events", "messages", "seed", "clean", "counts")}}
     emit(args, document, lambda: f"wrote {truth['events']:,} events to {args.out}; injected {truth['counts']}")

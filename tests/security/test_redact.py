@@ -101,3 +101,16 @@ def test_redact_tree_masks_secrets_and_url_credentials_in_every_file(tmp_path):
         if path.is_file():
             data = path.read_bytes()
             assert CANARY.encode() not in data and b"inline-token-canary" not in data
+
+
+def test_urls_the_suite_prints_or_hands_on_carry_no_password():
+    from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
+    from pulsar_conformance.fixtures.deploy.base import Cluster
+    from pulsar_conformance.redact import without_userinfo
+
+    url = "http://admin:S3cretCanary42@127.0.0.1:1"
+    assert "S3cretCanary42" not in str(AdminError("GET", url + "/admin/v2/clusters", 401, f"bad {url}"))
+    assert "S3cretCanary42" not in repr(Admin(url))
+    assert "S3cretCanary42" not in repr(Cluster("blue", "pulsar://127.0.0.1:6650", url))
+    assert without_userinfo(url) == "http://127.0.0.1:1"
+    assert without_userinfo("http://127.0.0.1:1/x") == "http://127.0.0.1:1/x"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pulsar_conformance.errors import EXIT_BAD_INPUT
 from pulsar_conformance.spark_checks.classes import CLASSES
 
 from .conftest import truth
@@ -103,11 +104,11 @@ def test_check_capture_on_a_standalone_cluster(standalone_cluster, anomalous):
     assert {c: verdict["anomalies"][c]["count"] for c in CLASSES} == truth(anomalous)["counts"]
 
 
-def test_unreachable_master_is_exit_2(clean):
+def test_unreachable_master_is_bad_input(clean):
     result = subprocess.run(
         [sys.executable, "-m", "pulsar_conformance", "check-capture", str(clean), "--master",
          f"spark://127.0.0.1:{_free_port()}", "--json"],
         capture_output=True, text=True, timeout=900,
     )
-    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr[-2000:]
     assert "error" in json.loads(result.stdout)

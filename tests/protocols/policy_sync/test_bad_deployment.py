@@ -10,6 +10,7 @@ import sys
 import pytest
 import yaml
 
+from pulsar_conformance.errors import EXIT_BAD_INPUT
 from pulsar_conformance.fixtures.deploy import metadata_sync
 from pulsar_conformance.fixtures.deploy.local import LocalDeployment
 
@@ -40,7 +41,7 @@ def _certify(tmp_path, path):
     done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "policy-sync",
                            "--deployment", str(path), "--out", str(tmp_path / "bundle"), "--json"],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "bundle").exists() or not any((tmp_path / "bundle").iterdir())
     return json.loads(done.stdout)
