@@ -8,7 +8,7 @@ from . import tls_modes
 CHECKS = Checks(
     area="cluster-migration",
     where="conformance/protocols/cluster_migration/checks.py",
-    scenarios=("cluster-migration", "namespace-migration", "no-auto-create", "blue-restart", "stranded",
+    scenarios=("cluster-migration", "namespace-migration", "namespace-fresh", "no-auto-create", "blue-restart", "stranded",
                "stranded-restart", "geo-migration"),
     hazards=tls_modes.hazards,  # --migration-tls on-no-tls-url: TLS clients stranded by the operator
     checks=(
@@ -46,8 +46,9 @@ CHECKS = Checks(
         Check("<scenario>/spec-prediction", ("PIP188-R09",), "without auto-creation, what the spec predicts happened"),
         Check("<scenario>/state-local", ("PIP188-R12",), "the migration state is the cluster's own, not replicated"),
         Check("<scenario>/namespace-level-migration", ("PIP188-R06",),
-              "the release offers namespace-level migration (recorded only where it does not: not applicable; "
-              "or where the call fails: fail)"),
+              "blue's answer to namespace-level migration: on a namespace whose bundles are loaded "
+              "(namespace-migration, migrated under traffic) and on one just created with no topic "
+              "(namespace-fresh); not applicable where the release has no such endpoint"),
         Check("namespace-migration/state-local", ("PIP188-R06", "PIP188-R12"),
               "a namespace migration marks that namespace only, and locally"),
         Check("<scenario>/state-survives", ("PIP188-R12",), "the migration state survives blue's restart"),
