@@ -24,7 +24,8 @@ from pulsar_conformance.files import write_atomic
 FORMAT = "pulsar-conformance-certification/1"
 RUN_VERDICTS = ("pass", "fail", "unknown")
 # verdicts that judged a requirement; anything else on a candidate (unknown, not run, absent, skipped) did not
-JUDGED = ("pass", "fail", "not applicable")
+# "differs": a client judged on a requirement taken from another client's code (reports/verdicts.py)
+JUDGED = ("pass", "fail", "not applicable", "differs")
 FIX_SUMMARY = "re-run certify for this bundle; a hand-edited or truncated summary.json cannot be compared"
 
 
