@@ -45,7 +45,8 @@ def run_scenario(deployment, certify_run, request, name, steps, *, config: Failo
                      topic_for(deployment, name), steps, seed=certify_run.seed, **options)
     except NotImplementedError as error:  # a deployment that cannot inject the fault
         raise VerdictUnknown(f"{name}: {error}") from error
-    return out, Recorder(certify_run, request, out, CHECKS)
+    # the rows name the client they judge: a requirement taken from one client's code is no failure of another
+    return out, Recorder(certify_run, request, out, CHECKS, client="java" if runner is scenario.run_java else "cpp")
 
 
 def after(out, kind: str, cluster: str, since_ns: int, origin: str | None = None):
@@ -221,7 +222,7 @@ def test_target_credentials_applied_on_switch(token_clusters, certify_run, reque
     """PIP121-R06: a primary and a secondary with different token secrets; after the primary dies the
     client must reach s1 with s1's token (conformance/protocols/client_failover/credentials.py)."""
     out = credentials.run(token_clusters, certify_run.directory("captures", "credentials-on-switch"))
-    rec = Recorder(certify_run, request, out, CHECKS)
+    rec = Recorder(certify_run, request, out, CHECKS, client="cpp")
     ok, said = out.verdict()
     rec("client-failover/credentials-on-switch/target-credentials", ok, said, ok_after_switch=out.ok_after_switch,
         errors_after_switch=out.errors_after_switch, stored_on_s1=out.stored_on_s1)
