@@ -7,6 +7,8 @@ import time
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit, progress
 
+from .inputs import check_bounds, constants, out_path
+
 
 def register(commands) -> None:
     sub = commands.group("spec", "executable specs: list, check with z3/Hypothesis/explorer, mutants")
@@ -31,7 +33,8 @@ def register(commands) -> None:
                        "--reach EXPR: the shortest trace to a state where EXPR holds", parents=[common])
     _spec_args(p)
     p.add_argument("--reach", metavar="EXPR",
-                   help="a Python expression over the state's variables (enum values by name, arrays by key), "
+                   help="an expression over the state's variables and constants (enum values by name, arrays by key; "
+                        "the language and what it refuses: docs/exploring.md), "
                         "e.g. \"current != 'primary' and not up[current]\"; the explorer, then z3 BMC to --depth when the "
                         "explorer stops short; exit 1 when unreachable (within the bounds it says)")
     p.add_argument("--itf", metavar="FILE", help="write the trace(s) found as ITF JSON (Apalache/Quint)")
@@ -43,7 +46,8 @@ def register(commands) -> None:
     p.add_argument("--steps", type=int, default=20, help="steps per run (default 20)")
     p.add_argument("--runs", type=int, default=1, help="runs, with seeds SEED, SEED+1, ... (default 1)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--until", metavar="EXPR", help="stop a run where EXPR holds; exit 1 when no run got there")
+    p.add_argument("--until", metavar="EXPR", help="stop a run where EXPR holds (the language of --reach, "
+                   "docs/exploring.md); exit 1 when no run got there")
     p.add_argument("--itf", metavar="FILE", help="write the (last) run as ITF JSON")
     p.set_defaults(handler=cmd_simulate)
 
@@ -103,33 +107,27 @@ def _instance_args(p, variant_help: str = "which variant (default: the spec's de
     if variant:
         p.add_argument("--variant", help=variant_help)
     p.add_argument("--const", action="append", default=[], metavar="NAME=N",
-                   help="override a constant, e.g. --const CLUSTERS=2 (repeatable)")
+                   help="override a constant, e.g. --const CLUSTERS=2 (repeatable), within the limits 'spec list' "
+                        "shows")
 
 
 def _budget(args):
     from .core.check import Budget
 
-    if args.depth < 0 or args.examples < 1 or args.steps < 1 or args.max_seconds <= 0:
-        raise UsageError("--depth must be >= 0, --examples and --steps >= 1, --max-seconds > 0", "pass sensible bounds")
+    check_bounds(args)
     return Budget(depth=args.depth, examples=args.examples, steps=args.steps, seed=args.seed,
                   max_states=args.max_states, max_seconds=args.max_seconds,
                   shrink=not getattr(args, "no_shrink", False))
 
 
 def _constants(args, spec_cls) -> dict:
-    out = {}
-    for item in args.const:
-        name, _, value = item.partition("=")
-        if name not in spec_cls.CONSTANTS or not value.lstrip("-").isdigit():
-            raise UsageError(f"bad --const {item!r}",
-                             f"use NAME=INTEGER with NAME one of {', '.join(spec_cls.CONSTANTS)}")
-        out[name] = int(value)
-    return out
+    return constants(args.const, spec_cls)
 
 
 def _make(args, variant=None):
     from .registry import spec_class
 
+    check_bounds(args)
     cls = spec_class(args.spec)
     if variant is not None and variant not in cls.VARIANTS:
         raise UsageError(f"unknown variant {variant!r} of {cls.name}", f"choose one of: {', '.join(cls.VARIANTS)}")
@@ -148,6 +146,7 @@ def cmd_list(args) -> int:
         specs.append({
             "name": cls.name, "title": cls.title, "source": cls.source,
             "variants": cls.VARIANTS, "default_variant": cls.DEFAULT_VARIANT, "constants": cls.CONSTANTS,
+            "constant_limits": {name: list(limits) for name, limits in cls.CONSTANT_LIMITS.items()},
             "actions": [a.name for a in spec.actions],
             "invariants": [{"name": i.name, "doc": i.doc,
                             "holds_in": sorted(i.holds_in) if i.holds_in is not None else sorted(cls.VARIANTS),
@@ -162,6 +161,9 @@ def cmd_list(args) -> int:
         for s in specs:
             lines.append(f"{s['name']}: {s['title']}")
             lines.append(f"  variants: {', '.join(s['variants'])} (default {s['default_variant']})")
+            lines.append("  constants: " + ", ".join(f"{name}={value} ({s['constant_limits'][name][0]}.."
+                                                     f"{s['constant_limits'][name][1]})"
+                                                     for name, value in s["constants"].items()))
             lines.append(f"  invariants: {', '.join(i['name'] for i in s['invariants'])}")
             if s["facts"]:
                 lines.append(f"  facts: {', '.join(f['name'] for f in s['facts'])}")
@@ -209,6 +211,7 @@ def cmd_mutants(args) -> int:
     from .core.mutants import mutants_text, run_mutants
     from .registry import spec_class
 
+    check_bounds(args)
     cls = spec_class(args.spec)
     if args.only and args.only not in {m.name for m in cls.MUTANTS}:
         raise UsageError(f"unknown mutant {args.only!r}", f"choose one of: {', '.join(m.name for m in cls.MUTANTS)}")
@@ -219,28 +222,36 @@ def cmd_mutants(args) -> int:
 
 
 def _predicate(spec, expression: str, option: str):
+    """The expression checked against the language (never evaluated as Python) and tried on the
+    initial state, before any search starts (docs/exploring.md)."""
+    from .core.expression import ExpressionError
     from .core.view import predicate
 
     try:
         return predicate(spec, expression)
-    except ValueError as error:
-        raise UsageError(f"{option}: {error}", "write a Python expression over the variables 'spec list' shows, "
-                         "enum values by name (e.g. current == 'primary')") from error
+    except ExpressionError as error:
+        raise UsageError(f"{option}: {error.problem}", error.fix) from error
+
+
+def _searching(option: str):
+    """A search whose expression fails on a state past the initial one (a key absent there, a
+    division by zero): bad input, reported as such, not a traceback."""
+    from contextlib import contextmanager
+
+    from .core.expression import ExpressionError
+
+    @contextmanager
+    def guard():
+        try:
+            yield
+        except ExpressionError as error:
+            raise UsageError(f"{option}: {error.problem}", error.fix) from error
+
+    return guard()
 
 
 def _out_path(value: str | None, option: str = "--itf", suffixes: tuple[str, ...] = ()):
-    """Where a command writes, checked before any work: an existing folder (and a known format)."""
-    from pathlib import Path
-
-    if value is None:
-        return None
-    path = Path(value)
-    if suffixes and path.suffix not in suffixes:
-        raise UsageError(f"{option} {value}: write {' or '.join('FILE' + x for x in suffixes)}",
-                         f"e.g. {option} client-failover{suffixes[0]}")
-    if not path.parent.is_dir():
-        raise UsageError(f"{option} {value}: folder {path.parent} does not exist", "create it or write elsewhere")
-    return path
+    return out_path(value, option, suffixes)
 
 
 def cmd_explore(args) -> int:
@@ -252,7 +263,7 @@ def cmd_explore(args) -> int:
 
     spec = _make(args, args.variant)
     out = _out_path(args.itf)
-    result = explore(spec, max_states=args.max_states)
+    result = explore(spec, max_states=args.max_states, max_seconds=args.max_seconds)
     if out is not None:
         for name, violation in result.violations.items():
             path = out if len(result.violations) == 1 else out.with_name(f"{out.stem}.{name}{out.suffix}")
@@ -285,7 +296,8 @@ def _reach(args) -> int:
     spec = _make(args, args.variant)
     holds = _predicate(spec, args.reach, "--reach")
     out = _out_path(args.itf)
-    trace, result = reach(spec, holds, max_states=args.max_states, max_seconds=args.max_seconds)
+    with _searching("--reach"):
+        trace, result = reach(spec, holds, max_states=args.max_states, max_seconds=args.max_seconds)
     explored = (f"the explorer: {result.distinct_states} states to depth {result.depth}"
                 + ("" if result.complete else f", stopped by {result.stopped_by}"))
     status = "reached" if trace else ("unreachable" if result.complete else "unknown")
@@ -357,18 +369,18 @@ def cmd_ci(args) -> int:
     if args.only and args.only not in {p.area for p in PROTOCOLS if p.spec}:
         raise UsageError(f"no protocol with a spec is called {args.only!r}",
                          f"choose one of: {', '.join(p.area for p in PROTOCOLS if p.spec)}")
+    check_bounds(args)
     jobs = getattr(args, "jobs", None)
     jobs = jobs if jobs is not None else min(4, os.cpu_count() or 1)
-    if jobs < 1:
-        raise UsageError(f"--jobs {jobs} runs nothing", "give --jobs 1 or more (or leave it out: one per core)")
     commands = ci_commands(args.only)
     if args.dry_run:
         results = [("pulsar-conformance spec " + " ".join(c), None, 0.0) for c in commands]
     else:
         results = _run_ci(commands, jobs)
     codes = [c for _, c, _ in results if c is not None]
-    status = EXIT_FAIL if EXIT_FAIL in codes or any(c not in (0, 1, 2) for c in codes) else (
-        EXIT_UNKNOWN if EXIT_UNKNOWN in codes else EXIT_PASS)
+    # a run that fails is a failure; one that could not give a verdict (unknown, bad input, a crash:
+    # exit 2, 64, 70) leaves the whole unknown, never a pass and never a failure of the spec
+    status = EXIT_FAIL if EXIT_FAIL in codes else (EXIT_UNKNOWN if any(c != EXIT_PASS for c in codes) else EXIT_PASS)
     doc = {"runs": [{"command": c, "exit": code, "seconds": round(t, 1)} for c, code, t in results],
            "status": "planned" if args.dry_run else {EXIT_PASS: "pass", EXIT_FAIL: "fail", EXIT_UNKNOWN: "unknown"}[status]}
     emit(args, doc, lambda: "\n".join(
@@ -403,17 +415,23 @@ def _run_ci(commands: list[list[str]], jobs: int) -> list[tuple[str, int, float]
     return [(shown[i], *finished[i]) for i in range(len(commands))]
 
 
+SIMULATED_STEPS = 1_000_000  # about a minute of random steps on one core
+
+
 def cmd_simulate(args) -> int:
     from .core import itf
     from .core.render import violation_json, violation_table
     from .core.simulate import simulate
 
-    if args.steps < 1 or args.runs < 1:
-        raise UsageError("--steps and --runs must be >= 1", "pass e.g. --steps 20 --runs 5")
+    check_bounds(args)
+    if args.steps * args.runs > SIMULATED_STEPS:
+        raise UsageError(f"--runs {args.runs} of --steps {args.steps} are {args.steps * args.runs:,} steps; "
+                         f"a simulation takes at most {SIMULATED_STEPS:,}", "lower --runs or --steps")
     spec = _make(args, args.variant)
     until = _predicate(spec, args.until, "--until") if args.until else None
     out = _out_path(args.itf)
-    runs = [simulate(spec, steps=args.steps, seed=args.seed + i, until=until) for i in range(args.runs)]
+    with _searching("--until"):
+        runs = [simulate(spec, steps=args.steps, seed=args.seed + i, until=until) for i in range(args.runs)]
     if out is not None:
         chosen = next((r for r in runs if r.stopped_by == "until"), runs[-1]) if until else runs[-1]
         itf.write(out, itf.to_itf(spec, chosen.trace, kind="simulation",
@@ -438,28 +456,37 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    import json
     from pathlib import Path
 
     from .core import itf
+    from .inputs import read_itf
     from .registry import spec_class
 
+    cls = spec_class(args.spec)
+    given = _constants(args, cls)
+    if args.variant is not None and args.variant not in cls.VARIANTS:
+        raise UsageError(f"unknown variant {args.variant!r} of {cls.name}", f"choose one of: {', '.join(cls.VARIANTS)}")
     path = Path(args.file)
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"{args.file}: not a readable JSON file ({error})",
-                         "pass an ITF trace (spec explore/simulate --itf writes one)") from error
+    doc = read_itf(args.file)
     problems = itf.schema_problems(doc)
     if problems:
         raise UsageError(f"{args.file}: not an ITF trace: {'; '.join(problems[:3])}",
                          "pass a trace in the Informal Trace Format (Apalache ADR-015)")
     meta = doc.get("#meta", {}) if isinstance(doc.get("#meta"), dict) else {}
-    cls = spec_class(args.spec)
-    variant = args.variant or (meta.get("variant") if meta.get("variant") in cls.VARIANTS else None)
-    constants = {**(meta.get("constants") or {}), **_constants(args, cls)} if meta.get("spec") == cls.name else _constants(args, cls)
+    ours = meta.get("spec") == cls.name  # the instance a trace of this suite names is taken from it
+    variant = args.variant or (meta.get("variant") if ours and isinstance(meta.get("variant"), str)
+                               and meta["variant"] in cls.VARIANTS else None)
+    from_meta = meta.get("constants") if ours and meta.get("constants") is not None else {}
+    if not isinstance(from_meta, dict):
+        raise UsageError(f"{args.file}: #meta.constants is a {type(from_meta).__name__}, not a map of NAME to integer",
+                         "fix the trace's #meta, or pass --const for each constant")
+    instance = {**constants(from_meta, cls, option=f"{args.file}: #meta.constants"), **given}
+    mutant = meta.get("mutant") if ours else None
+    if mutant is not None and (not isinstance(mutant, str) or mutant not in {m.name for m in cls.MUTANTS}):
+        raise UsageError(f"{args.file}: #meta.mutant {mutant!r} is not a mutant of {cls.name}",
+                         f"fix the trace's #meta: one of {', '.join(m.name for m in cls.MUTANTS)}, or none")
     try:
-        spec = cls(variant=variant, mutant=meta.get("mutant") if meta.get("spec") == cls.name else None, **constants)
+        spec = cls(variant=variant, mutant=mutant, **instance)
     except ValueError as error:
         raise UsageError(str(error), "pass --variant/--const matching the trace") from error
     report = itf.replay(spec, doc)
@@ -511,6 +538,7 @@ def cmd_bench(args) -> int:
     from .core.machine import run_machine
     from .registry import SPECS
 
+    check_bounds(args)
     names = args.specs.split(",") if args.specs else list(SPECS)
     unknown = [n for n in names if n not in SPECS]
     if unknown:

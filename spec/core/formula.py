@@ -2,8 +2,9 @@
 query the explorer cannot finish.
 
 The expression is the one ``view.predicate`` evaluates over a concrete state (enum values by
-name, arrays indexed by an enum as maps); here its syntax tree is walked over the z3 terms of
-``symbolic.Encoding`` instead. Only what has a finite z3 meaning is taken: comparisons, and/or/
+name, arrays indexed by an enum as maps), checked against the same language first
+(``expression.parse``: anything outside it raises ExpressionError before z3 sees it); here its
+syntax tree is walked over the z3 terms of ``symbolic.Encoding`` instead. Only what has a finite z3 meaning is taken: comparisons, and/or/
 not, + - *, conditional expressions, indexing (by name, number or a symbolic value), len/sum/
 any/all/min/max/abs over an array or a generator over one. Anything else raises ``NotSymbolic``
 naming the construct, and the caller keeps the explorer's answer (unknown) rather than guess.
@@ -16,6 +17,7 @@ from typing import Any
 
 import z3
 
+from .expression import MAX_ITERATIONS, parse
 from .model import ArrayT, EnumT, Spec
 
 
@@ -49,7 +51,7 @@ def formula(spec: Spec, expression: str, state, numeral) -> z3.BoolRef:
     """``expression`` over the symbolic ``state`` (an Encoding state) as a z3 Boolean.
 
     ``numeral`` makes a number of the encoding's sort (Int or bit-vector)."""
-    tree = ast.parse(expression, mode="eval")
+    tree = parse(spec, expression)
     walker = _Walker(spec, state, numeral)
     return walker.boolean(walker.eval(tree.body, {}))
 
@@ -57,6 +59,7 @@ def formula(spec: Spec, expression: str, state, numeral) -> z3.BoolRef:
 class _Walker:
     def __init__(self, spec: Spec, state, numeral):
         self.spec, self.state, self.numeral = spec, state, numeral
+        self.items_left = MAX_ITERATIONS  # nested generators multiply the terms: bounded as the concrete reading is
 
     # ------------------------------------------------------------------ values
 
@@ -73,6 +76,10 @@ class _Walker:
         if isinstance(v, bool) or (z3.is_expr(v) and z3.is_bool(v)):
             return z3.If(self.boolean(v), self.numeral(1), self.numeral(0))
         if isinstance(v, int):
+            bits = self.spec.Z3_BITS
+            if bits and not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
+                # a bit-vector numeral would wrap around and the z3 reading would differ from Python's
+                raise NotSymbolic(f"the number {v}, outside the {bits}-bit numbers of {self.spec.name}'s z3 encoding")
             return self.numeral(v)
         if isinstance(v, str):
             raise NotSymbolic(f"the name {v!r} used as a number; compare it with an enum variable instead")
@@ -123,6 +130,8 @@ class _Walker:
                 return scope[node.id]
             if node.id in self.spec.var_types:
                 return _Typed(getattr(self.state, node.id), self.spec.var_types[node.id])
+            if node.id in self.spec.constants:
+                return self.spec.constants[node.id]
             if node.id in ("True", "False"):
                 return node.id == "True"
             raise NotSymbolic(f"the name {node.id!r}")
@@ -209,6 +218,9 @@ class _Walker:
         if gen.is_async or not isinstance(gen.target, ast.Name):
             raise NotSymbolic("a generator target that is not one name")
         for item in self.elements(self.eval(gen.iter, scope)):
+            self.items_left -= 1
+            if self.items_left < 0:
+                raise NotSymbolic(f"generators over more than {MAX_ITERATIONS} items")
             inner = {**scope, gen.target.id: item}
             yield from self.generate(elt, rest, inner, [*conds, *(self.boolean(self.eval(c, inner)) for c in gen.ifs)])
 

@@ -1,20 +1,14 @@
 """A spec's state as a person writes about it: enum values by name, arrays indexed by an enum as
-maps, and Python expressions over that view (``spec explore --reach``, ``simulate --until``).
+maps, and the expressions over that view (``spec explore --reach``, ``simulate --until``).
 
     current != 'primary' and not up[current]      # client-failover: on a dead secondary
 """
 from __future__ import annotations
 
-import ast
-import builtins
 from collections.abc import Callable
 from typing import Any
 
 from .model import ArrayT, EnumT, Spec
-
-# what an expression may call: enough to count and compare, nothing that reaches outside
-SAFE = {name: getattr(builtins, name)
-        for name in ("len", "any", "all", "sum", "min", "max", "sorted", "set", "tuple", "list", "abs", "range")}
 
 
 def _same(_typ, v):
@@ -66,28 +60,30 @@ def changes(spec: Spec, before, after) -> list[str]:
 
 
 def predicate(spec: Spec, expression: str) -> Callable[[Any], bool]:
-    """``expression`` compiled once, evaluated over a state's readable view.
+    """``expression`` checked against the expression language (``expression.py``; never given to
+    ``eval``) and built once, then evaluated over a state's readable view.
 
-    Raises ValueError naming the problem (syntax, an unknown name, a failing evaluation on the
-    initial state) so the command line can say how to fix it."""
-    try:
-        code = compile(expression, "<expression>", "eval")
-    except SyntaxError as error:
-        raise ValueError(f"not a Python expression: {error.msg} in {expression!r}") from error
-    names = [n for n in ast.walk(ast.parse(expression, mode="eval")) if isinstance(n, ast.Name)]
-    bound = {n.id for n in names if isinstance(n.ctx, ast.Store)}  # comprehension variables
-    unknown = sorted({n.id for n in names} - bound - set(spec.var_types) - set(SAFE) - {"True", "False", "None"})
-    if unknown:
-        raise ValueError(f"{expression!r} names {unknown}, which are not variables of {spec.name} "
-                         f"(its variables: {', '.join(spec.var_types)})")
-    def holds(state) -> bool:
-        # the view as globals, not locals: a generator (its own scope) sees globals only
-        return bool(eval(code, {"__builtins__": SAFE, **readable(spec, state)}))  # noqa: S307 - the user's own query
-
+    Raises ExpressionError (a ValueError) naming the problem and its fix: text outside the
+    language, an unknown name, a failing or too costly evaluation on the initial state. Later
+    states may still fail (a key absent, a division by zero): ``holds`` raises ExpressionError
+    then, which the command line reports as bad input."""
+    from .expression import ExpressionError, compile_expression, shown
     from .interpreter import initial_state
 
+    evaluate = compile_expression(spec, expression)
+
+    def holds(state) -> bool:
+        view = readable(spec, state)
+        try:
+            return bool(evaluate(view))
+        except ExpressionError as error:
+            raise ExpressionError(f"{shown(expression)} fails on the state "
+                                  f"{', '.join(f'{k}={v}' for k, v in spec.show_state(state).items())}: {error.problem}",
+                                  error.fix) from error
+
+    init = initial_state(spec)
     try:
-        holds(initial_state(spec))
-    except Exception as error:
-        raise ValueError(f"{expression!r} fails on the initial state: {type(error).__name__}: {error}") from error
+        bool(evaluate(readable(spec, init)))
+    except ExpressionError as error:
+        raise ExpressionError(f"{shown(expression)} fails on the initial state: {error.problem}", error.fix) from error
     return holds

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from pulsar_conformance import errors
 from pulsar_conformance.spec.core.model import ArrayT, BoolT
+
+# the exit code of input the suite cannot use (64 since errors.py has EXIT_BAD_INPUT, 2 before)
+BAD_INPUT = getattr(errors, "EXIT_BAD_INPUT", 2)
 
 
 def value_strategy(typ):

@@ -1,9 +1,12 @@
-"""The spec commands honour the CLI contract: one JSON document, exit codes 0/1/2."""
+"""The spec commands honour the CLI contract: one JSON document, exit codes 0/1/2, and bad input
+its own code (EXIT_BAD_INPUT) with the problem and its fix."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+
+from .conftest import BAD_INPUT
 
 
 def run(*args):
@@ -17,23 +20,25 @@ def test_list_json_is_one_document():
     doc = json.loads(out)
     names = {s["name"] for s in doc["specs"]}
     assert {"client-failover", "policy-sync"} <= names
+    limits = {s["name"]: s["constant_limits"] for s in doc["specs"]}
+    assert limits["client-failover"]["SECONDARIES"] == [1, 4]
 
 
-def test_unknown_spec_is_exit_2_with_a_fix():
+def test_unknown_spec_is_bad_input_with_a_fix():
     code, out, _ = run("spec", "check", "no-such-spec", "--json")
-    assert code == 2
+    assert code == BAD_INPUT
     doc = json.loads(out)
     assert "no-such-spec" in doc["error"] and "spec list" in doc["fix"]
 
 
-def test_bad_constant_is_exit_2():
+def test_bad_constant_is_bad_input():
     code, _, err = run("spec", "check", "client-failover", "--const", "SECONDARIES=x")
-    assert code == 2 and "NAME=INTEGER" in err
+    assert code == BAD_INPUT and "NAME=INTEGER" in err
 
 
-def test_unknown_variant_is_exit_2():
+def test_unknown_variant_is_bad_input():
     code, _, err = run("spec", "explore", "policy-sync", "--variant", "as-dreamed")
-    assert code == 2 and "as-proposed" in err
+    assert code == BAD_INPUT and "as-proposed" in err
 
 
 def test_check_json_reports_engines_and_exit_0():

@@ -17,10 +17,12 @@ from pulsar_conformance.spec.core.simulate import simulate
 from pulsar_conformance.spec.core.view import predicate
 from pulsar_conformance.spec.protocols.client_failover import ClientFailover
 from pulsar_conformance.spec.protocols.cluster_migration import ClusterMigration
+from pulsar_conformance.spec.protocols.metadata_migration import MetadataMigration
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 
 from ..support.tools import unavailable
+from .conftest import BAD_INPUT
 
 CLI = [sys.executable, "-m", "pulsar_conformance"]
 
@@ -35,6 +37,8 @@ QUESTIONS = [
      "green_len > 0 and not cluster_migrated and not terminated and blue_len == 0 and remote_written == 0"),
     (TenantMigration(), "phase == 'switched' and dup > late",  # a duplicate no sync could have prevented
      "phase == 'retired' and rep < pub"),  # a message left behind on the retired cluster
+    (MetadataMigration(), "seen['p0'] == 'preparation' and inflight['p1'] > 0",  # a write in flight at the start
+     "src_write_in_copy"),  # as proposed, no source write completes while the flag says COPYING
 ]
 
 
@@ -61,13 +65,26 @@ FORMULAS = {
     "client-failover": ["current != 'primary' and not up[current]", "fails > 2 and current == 'primary'",
                         "sum(up.values()) == 1", "any(not up[c] for c in up if c != current)",
                         "all(up[c] == (c == current) for c in up)", "(fails if up[current] else -fails) < 0",
-                        "max(fails, g_p_down) - min(fails, g_p_down) >= 2", "abs(fails - 2) == 1 or g_last == 'failover'"],
+                        "max(fails, g_p_down) - min(fails, g_p_down) >= 2", "abs(fails - 2) == 1 or g_last == 'failover'",
+                        "fails >= FAILOVER_THRESHOLD and current == 'primary'"],  # a constant by its name
     "policy-sync": [QUESTIONS[1][1], "sum(sum(d.values()) for d in delivered.values()) == len(value)",
                     "any(value[c] != value[d] for c in value for d in value)", "value['a'] == value['b'] == 0"],
     "tenant-migration": [QUESTIONS[3][1], "sum(ack_a) == pub", "md_b < rep and not pending",
                          "phase == 'synced' and late > 0", "snaps[1] or dup > 0"],
     "cluster-migration": [QUESTIONS[2][1], "green_len + blue_len >= 2 and not terminated", "sside == 'blue' and (blue_len > 1 or cluster_migrated)"],
+    "metadata-migration": [QUESTIONS[4][1], "sum(registered.values()) == PARTICIPANTS",
+                           "all(seen[p] == phase for p in seen) or coord == 'crashed'",
+                           "any(inflight[p] > 0 and alive[p] for p in alive)", "writes - src_val['k0'] >= 1"],
 }
+
+
+def test_every_spec_has_questions_and_formulas():
+    """The specs come from the protocol descriptors; one added without questions here would go
+    without its reach and z3-reading checks, so this fails until it has them."""
+    from pulsar_conformance.spec.registry import SPECS
+
+    assert {q[0].name for q in QUESTIONS} == set(SPECS), "add (spec, reachable, unreachable) to QUESTIONS"
+    assert set(FORMULAS) == set(SPECS), "add expressions z3 reads to FORMULAS"
 
 
 @pytest.mark.parametrize(("spec", "reachable", "unreachable"), QUESTIONS, ids=[q[0].name for q in QUESTIONS])
@@ -144,7 +161,7 @@ def test_reach_cli_exit_codes(tmp_path):
                              "--max-states", "100"], capture_output=True, text=True)
     assert opaque.returncode == 2 and "UNKNOWN" in opaque.stdout and "cannot take this expression" in opaque.stdout
     bad = subprocess.run([*CLI, "spec", "explore", "client-failover", "--reach", "current =="], capture_output=True, text=True)
-    assert bad.returncode == 2 and "not a Python expression" in bad.stderr
+    assert bad.returncode == BAD_INPUT and "not an expression" in bad.stderr
 
 
 # ------------------------------------------------------------------------ ITF
@@ -200,7 +217,7 @@ def test_replay_cli(counterexample, tmp_path):
     assert rejected.returncode == 1 and "REJECTED" in rejected.stdout
     (tmp_path / "junk.json").write_text("{not json")
     junk = subprocess.run([*CLI, "spec", "replay", "policy-sync", str(tmp_path / "junk.json")], capture_output=True, text=True)
-    assert junk.returncode == 2 and "not a readable JSON" in junk.stderr
+    assert junk.returncode == BAD_INPUT and "not a readable JSON" in junk.stderr
 
 
 # ------------------------------------------------------------------- simulate

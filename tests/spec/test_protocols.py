@@ -15,6 +15,8 @@ from pulsar_conformance.reports.profiles import PROFILES
 from pulsar_conformance.spec.cli import ci_commands
 from pulsar_conformance.spec.registry import SPECS
 
+from .conftest import BAD_INPUT
+
 CLI = [sys.executable, "-m", "pulsar_conformance"]
 
 
@@ -45,7 +47,7 @@ def test_spec_ci_fails_when_a_run_does_not_pass(monkeypatch, capsys):
     args = type("A", (), {"only": None, "dry_run": False, "json": True})()
     assert cli.cmd_ci(args) == 2
     doc = json.loads(capsys.readouterr().out)
-    assert doc["status"] == "unknown" and [r["exit"] for r in doc["runs"]] == [2, 0]
+    assert doc["status"] == "unknown" and [r["exit"] for r in doc["runs"]] == [BAD_INPUT, 0]
 
 
 def test_spec_ci_runs_in_parallel_keeps_the_order_and_the_worst_status(monkeypatch, capsys):
@@ -56,9 +58,9 @@ def test_spec_ci_runs_in_parallel_keeps_the_order_and_the_worst_status(monkeypat
     args = type("A", (), {"only": None, "dry_run": False, "json": True, "jobs": 2})()
     assert cli.cmd_ci(args) == 2
     doc = json.loads(capsys.readouterr().out)
-    assert [r["exit"] for r in doc["runs"]] == [0, 2, 0] and doc["runs"][1]["command"].endswith("no-such-spec")
+    assert [r["exit"] for r in doc["runs"]] == [0, BAD_INPUT, 0] and doc["runs"][1]["command"].endswith("no-such-spec")
     bad = subprocess.run([*CLI, "spec", "ci", "--jobs", "0"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "--jobs 1 or more" in bad.stderr
+    assert bad.returncode == BAD_INPUT and "--jobs 0 is outside 1..64" in bad.stderr
 
 
 def test_spec_ci_dry_run_lists_the_runs():
@@ -67,4 +69,4 @@ def test_spec_ci_dry_run_lists_the_runs():
     doc = json.loads(done.stdout)
     assert done.returncode == 0 and doc["status"] == "planned" and len(doc["runs"]) == 4, done.stderr
     bad = subprocess.run([*CLI, "spec", "ci", "--only", "nope"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "choose one of" in bad.stderr
+    assert bad.returncode == BAD_INPUT and "choose one of" in bad.stderr
