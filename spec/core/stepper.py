@@ -72,7 +72,7 @@ def run(spec: Spec, read: Callable[[str], str] = input, write: Callable[[str], N
             write(session.describe())
         elif line in ("s", "state"):
             write(session.describe(whole=True))
-        elif line.isdigit():
+        elif line.isascii() and line.isdigit() and len(line) <= 9:  # int() refuses '²' and 5000 digits
             write(session.take(int(line)))
             write(session.describe())
         else:

@@ -199,3 +199,12 @@ def test_a_long_trace_is_validated_in_seconds_not_minutes():
     doc["states"][2500]["#meta"] = "x"
     problems = itf.schema_problems(doc)
     assert problems[0].startswith("states/2001/fails:") and problems[1].startswith("states/2500/#meta:"), problems
+
+
+def test_the_step_session_takes_any_line_without_a_traceback():
+    from pulsar_conformance.spec.core.stepper import run
+
+    lines = iter(["9" * 5000, "²", "-1", "0", "1", "q"])
+    said: list[str] = []
+    assert run(ClientFailover(SECONDARIES=1), read=lambda _prompt: next(lines), write=said.append) == 0
+    assert sum("unknown command" in s for s in said) == 3 and any(s.startswith("step 1:") for s in said)
