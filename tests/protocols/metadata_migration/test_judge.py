@@ -95,7 +95,7 @@ def test_versions_dropped_by_an_oxia_server_without_overrides_are_unknown_not_fa
     doc["target_server"] = "Oxia v0.14.0 standalone (built from the Go module proxy)"
     ok, said = judge.versions(doc)
     assert ok is None and "predates per-write version overrides" in said
-    doc["target_server"] = "Oxia v0.16.2 standalone"
+    doc["target_server"] = "Oxia v0.16.3 standalone"
     assert judge.versions(doc)[0] is False
     doc["target_server"] = "Oxia v0.14.0 standalone"
     doc["comparison"]["value_differs"] = 1  # a value is the server's to keep whatever its line
