@@ -181,6 +181,9 @@ def cmd_catalog(args) -> int:
         catalog = load()
     except CatalogError as error:
         raise UsageError(f"the requirements catalog is malformed: {error}", "fix the YAML under spec/catalog/") from error
+    areas = sorted({r.area for r in catalog.requirements})
+    if args.area is not None and args.area not in areas:  # an empty answer would read as "nothing to cover"
+        raise UsageError(f"--area {args.area!r}: the catalog has no such area", f"choose one of: {', '.join(areas)}")
     reqs = catalog.by_area(args.area) if args.area else catalog.requirements
     problems = dangling_links(catalog)
     doc = {"requirements": [r.to_json() for r in reqs], "problems": problems,

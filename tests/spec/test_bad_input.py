@@ -62,6 +62,7 @@ BOUNDS = [  # (argv, what the message names)
     (["spec", "check", "policy-sync", "--const", "CLUSTERS=0"], "CLUSTERS=0 is outside 1..5"),
     (["spec", "simulate", "tenant-migration", "--const", "MESSAGES=99999999999999999999"], "not NAME=INTEGER"),
     (["spec", "step", "client-failover", "--const", "NOPE=1"], "has no constant 'NOPE'"),
+    (["spec", "catalog", "--area", "client-failovr"], "no such area"),
 ]
 
 
