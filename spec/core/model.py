@@ -13,6 +13,7 @@ that is not state, and it is how variants and mutants live inside the one defini
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections import namedtuple
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -238,10 +239,11 @@ class Spec:
         unknown = set(constants) - set(self.CONSTANTS)
         if unknown:
             raise ValueError(f"unknown constants {sorted(unknown)} for spec {self.name}; it has {sorted(self.CONSTANTS)}")
-        wrong = {k: v for k, v in constants.items() if not isinstance(v, int) or isinstance(v, bool)}
+        # integers (numpy's too: trace validation sizes a spec from a capture's counts), never bool or text
+        wrong = {k: v for k, v in constants.items() if not isinstance(v, numbers.Integral) or isinstance(v, bool)}
         if wrong:
             raise ValueError(f"constants of spec {self.name} are integers; got {wrong}")
-        self.constants = {**self.CONSTANTS, **constants}
+        self.constants = {**self.CONSTANTS, **{k: int(v) for k, v in constants.items()}}
         for key, value in self.constants.items():
             setattr(self, key, value)
         self.setup()

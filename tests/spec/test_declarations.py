@@ -70,3 +70,12 @@ def test_the_shipped_specs_declare_cleanly_and_work_at_their_limits(cls):
         for value in (lo, hi):
             result = explore(cls(**{name: value}), max_states=300)
             assert result.transitions > 0, (name, value)
+
+
+def test_a_constant_that_is_not_an_integer_is_a_value_error_naming_it():
+    from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
+
+    for wrong in ("3", True, 2.0, None):
+        with pytest.raises(ValueError, match="MESSAGES"):
+            TenantMigration(MESSAGES=wrong)
+    assert TenantMigration(MESSAGES=2).constants["MESSAGES"] == 2
