@@ -72,17 +72,17 @@ class _Walker:
         raise NotSymbolic(f"a number where a condition is expected ({v}); compare it, e.g. 'x > 0'")
 
     def number(self, v):
+        """``v`` as an unbounded z3 Int: the encoding's bit-vectors would wrap around in the
+        expression's arithmetic (``fails * 20000`` in 16 bits) where Python's integers do not."""
         v = self.scalar(v)
         if isinstance(v, bool) or (z3.is_expr(v) and z3.is_bool(v)):
-            return z3.If(self.boolean(v), self.numeral(1), self.numeral(0))
+            return z3.If(self.boolean(v), z3.IntVal(1), z3.IntVal(0))
         if isinstance(v, int):
-            bits = self.spec.Z3_BITS
-            if bits and not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
-                # a bit-vector numeral would wrap around and the z3 reading would differ from Python's
-                raise NotSymbolic(f"the number {v}, outside the {bits}-bit numbers of {self.spec.name}'s z3 encoding")
-            return self.numeral(v)
+            return z3.IntVal(v)
         if isinstance(v, str):
             raise NotSymbolic(f"the name {v!r} used as a number; compare it with an enum variable instead")
+        if z3.is_bv(v):
+            return z3.BV2Int(v, is_signed=True)
         return v
 
     def scalar(self, v):
@@ -95,13 +95,17 @@ class _Walker:
         return v
 
     def enum_value(self, typ: EnumT, v) -> Any:
-        """An enum variable's counterpart: a name becomes its index; anything else stays."""
+        """An enum variable's counterpart: a name becomes its index, an enum variable of the same
+        type its term. A number is refused: Python compares a name with a number as unequal,
+        where the terms would compare the name's index."""
         v = v.name if isinstance(v, _Key) else v
         if isinstance(v, str):
             if v not in typ.names:
                 raise NotSymbolic(f"{v!r} is not one of {list(typ.names)}")
             return self.numeral(typ.names.index(v))
-        return self.scalar(v)
+        if isinstance(v, _Typed) and v.typ == typ:
+            return v.term
+        raise NotSymbolic("an enum value compared with something other than a name or a variable of its type")
 
     def compare(self, op, a, b):
         apply = _COMPARE[type(op)]
@@ -186,7 +190,7 @@ class _Walker:
                 raise NotSymbolic(f"index {key} is outside 0..{typ.size - 1}")
             return _Typed(base.term[key], typ.elem)
         term = self.number(key)
-        return _Typed(_select(base.term, term, self.numeral), typ.elem)
+        return _Typed(_select(base.term, term, z3.IntVal), typ.elem)
 
     def elements(self, v) -> list:
         """What iterating a value of the readable view yields: a map its keys, a list its items."""
@@ -247,8 +251,8 @@ class _Walker:
         if name in ("sum", "any", "all") and len(args) == 1:
             items = self.values_of(args[0], scope)
             if name == "sum":
-                terms = [self.number(v) if c is None else z3.If(c, self.number(v), self.numeral(0)) for c, v in items]
-                return z3.Sum(*terms) if terms else self.numeral(0)
+                terms = [self.number(v) if c is None else z3.If(c, self.number(v), z3.IntVal(0)) for c, v in items]
+                return z3.Sum(*terms) if terms else z3.IntVal(0)
             conds = [self.boolean(v) if c is None else
                      (z3.And(c, self.boolean(v)) if name == "any" else z3.Implies(c, self.boolean(v)))
                      for c, v in items]
