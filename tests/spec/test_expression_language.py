@@ -193,3 +193,63 @@ def test_the_docs_list_the_language_the_code_takes():
     assert all(f"`{f}`" in section for f in FUNCTIONS)
     for figure in (MAX_INT_BITS, MAX_EXPONENT, f"{MAX_ITERATIONS:,}"):
         assert str(figure) in section
+
+
+# ---------------------------------------------------------------- the interpreter against Python's own
+
+_INTS = ["fails", "oks", "g_p_down", "SECONDARIES", "len(up)", "sum(up.values())", "abs(fails - 3)", "max(fails, oks)"]
+_BOOLS = ["up['primary']", "up[current]", "(current == 'primary')", "('s1' in up)", "any(up[c] for c in up if c != current)"]
+
+
+def _expressions():
+    from hypothesis import strategies as st
+
+    ints = st.recursive(
+        st.one_of(st.integers(-3, 3).map(str), st.sampled_from(_INTS)),
+        lambda inner: st.tuples(inner, st.sampled_from(["+", "-", "*", "//", "%"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
+        | st.tuples(inner, inner, st.sampled_from(_BOOLS)).map(lambda t: f"({t[0]} if {t[2]} else {t[1]})"),
+        max_leaves=4)
+    comparison = st.tuples(ints, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), ints).map(" ".join)
+    return st.recursive(
+        st.one_of(comparison, st.sampled_from(_BOOLS)),
+        lambda inner: st.tuples(inner, st.sampled_from(["and", "or"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
+        | inner.map(lambda e: f"(not {e})"),
+        max_leaves=4)
+
+
+def test_the_interpreter_agrees_with_python_on_generated_expressions():
+    """Within the language the suite's interpreter must read an expression as Python would: the
+    same truth value, or both refuse (a division by zero)."""
+    import builtins
+
+    from hypothesis import HealthCheck, given, settings
+
+    from pulsar_conformance.spec.core.view import readable
+
+    states = _sample(SPEC, 12)
+    allowed = {n: getattr(builtins, n) for n in ("len", "any", "all", "sum", "min", "max", "abs")}
+
+    @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(expression=_expressions())
+    def agree(expression):
+        from pulsar_conformance.spec.core.expression import compile_expression
+
+        evaluate = compile_expression(SPEC, expression)
+        for state in states:
+            view = readable(SPEC, state)
+            try:
+                expected = bool(eval(expression, {"__builtins__": allowed, **SPEC.constants, **view}))  # noqa: S307 - generated here
+            except ZeroDivisionError:
+                with pytest.raises(ExpressionError, match="division by zero"):
+                    evaluate(view)
+                continue
+            assert bool(evaluate(view)) == expected, (expression, SPEC.show_state(state))
+
+    agree()
+
+
+def _sample(spec, limit):
+    from pulsar_conformance.spec.core.graph import build
+
+    states = build(spec, max_states=10**6).states
+    return states[:: max(1, len(states) // limit)]
