@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pulsar
 
+from pulsar_conformance.wait import wait_quiet
+
 from .deadline import CLIENT_CALL_DEADLINE_S, Hung, HungCall, within
 
 KEYS = tuple(f"k{i}" for i in range(8))
@@ -198,14 +200,8 @@ class Traffic:
         for h in self.handles:
             if h.kind == "producer" and h.thread is not None:
                 h.thread.join(timeout=self.send_timeout_ms / 1000 + 10)
-        deadline, last, quiet_since = time.monotonic() + drain_seconds, -1, time.monotonic()
-        while time.monotonic() < deadline:
-            now_received = sum(h.received for h in self.handles)
-            if now_received != last:
-                last, quiet_since = now_received, time.monotonic()
-            elif time.monotonic() - quiet_since >= quiet_seconds:
-                break
-            time.sleep(0.25)
+        wait_quiet(lambda: sum(h.received for h in self.handles), quiet=quiet_seconds, timeout=drain_seconds,
+                   interval=0.25)
         self.stop_receiving.set()
         for h in self.handles:
             if h.kind == "consumer" and h.thread is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
 from ...harness.traffic import Sub, Traffic
@@ -211,13 +212,15 @@ def _address(service_url: str) -> tuple[str, int]:
 
 
 def _watch_port(host: str, port: int, out: dict, timeout: float = 300.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """``out["open_ns"]``: when the port first took a connection; ``out["last_refused_ns"]``: the last refusal."""
+    def opened() -> bool:
         tried = time.time_ns()
         try:
             with socket.create_connection((host, port), timeout=0.5):
                 out["open_ns"] = time.time_ns()
-                return
+                return True
         except OSError:
             out["last_refused_ns"] = tried
-        time.sleep(0.005)
+            return False
+
+    wait_until(opened, timeout=timeout, interval=0.005)

@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.wait import wait_until
 
 STATUS = "/admin/v2/metadata/migration/status"
 START = "/admin/v2/metadata/migration/start"
@@ -74,12 +75,12 @@ class Phases:
             time.sleep(self.interval)
 
     def wait_for(self, phases: tuple[str, ...], timeout: float) -> str | None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.seen and self.seen[-1]["phase"] in phases:
-                return self.seen[-1]["phase"]
-            time.sleep(0.02)
-        return None
+        """The first of ``phases`` the status showed within ``timeout`` seconds, else None."""
+        def reached() -> str | None:
+            phase = self.current()
+            return phase if phase in phases else None
+
+        return wait_until(reached, timeout=timeout, interval=0.02)
 
     def current(self) -> str | None:
         return self.seen[-1]["phase"] if self.seen else None

@@ -12,7 +12,7 @@ from pathlib import Path
 from pulsar_conformance.fixtures.deploy import clocks
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.fixtures.deploy.metadata_sync import SUBSCRIPTION, TOPIC
-from pulsar_conformance.wait import wait_until
+from pulsar_conformance.wait import wait_quiet, wait_until
 
 from ...harness import timeline
 from . import observe
@@ -262,13 +262,5 @@ def _exists(admin, policy: observe.Policy) -> bool:
 
 def _quiesce(deployment, clusters, sampler: observe.Sampler, quiet: float, timeout: float) -> bool:
     """Nothing left to send or consume anywhere, and no value changed for ``quiet`` seconds."""
-    deadline = time.monotonic() + timeout
-    stable_since, last = time.monotonic(), sampler.current()
-    while time.monotonic() < deadline:
-        time.sleep(0.2)
-        now = sampler.current()
-        if now != last:
-            stable_since, last = time.monotonic(), now
-        if time.monotonic() - stable_since >= quiet and all(pending(deployment, c) == 0 for c in clusters):
-            return True
-    return False
+    return wait_quiet(sampler.current, quiet=quiet, timeout=timeout, interval=0.2,
+                      settled=lambda: all(pending(deployment, c) == 0 for c in clusters))

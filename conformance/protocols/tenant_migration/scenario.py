@@ -25,6 +25,7 @@ import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.capture.schema import format_msg_id
+from pulsar_conformance.wait import wait_quiet, wait_until
 
 from ...harness import evidence, timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
@@ -33,6 +34,8 @@ from . import judge
 SUBSCRIPTION = "migrating"
 # A replicator whose link came back reconnects with a backoff of up to 60 s (Pulsar's replicator Backoff)
 CATCH_UP_S = 90.0
+# B's drain ends once nothing came for 4 s; a B that keeps delivering past this is said, not waited for
+DRAIN_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -161,16 +164,14 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
             line.mark("switch: the consumer moves to B")
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
-            quiet_since = time.monotonic()
-            # a delayed message comes when due, however quiet B was before (bounded: a lost one never comes)
-            while time.monotonic() - quiet_since < 4.0 or (plan.delayed and time.time_ns() < due_ns + 2e9):
-                try:
-                    message = on_b.receive(500)
-                except pulsar.Timeout:
-                    continue
-                on_b.acknowledge(message)
-                quiet_since = time.monotonic()
-            line.mark("B: drained")
+            on_b_received = [0]
+            # B is drained once nothing came for 4 s; a delayed message comes when due, however quiet B
+            # was before (bounded: a lost one never comes)
+            delayed_due_s = max(0.0, (due_ns + 2e9 - time.time_ns()) / 1e9) if plan.delayed else 0.0
+            drained = wait_quiet(lambda: on_b_received[0], quiet=4.0, timeout=delayed_due_s + DRAIN_S, interval=0.5,
+                                 settled=lambda: not plan.delayed or time.time_ns() >= due_ns + 2e9,
+                                 pause=lambda _seconds: _receive_one(on_b, on_b_received))
+            line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
             b_positions = _stored_on(client_b, topic)
         finally:
             for label, client in (("A", client_a), ("B", client_b)):
@@ -189,16 +190,31 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                    b_positions)
 
 
+def _receive_one(consumer, received: list[int]) -> None:
+    """One message from ``consumer`` within 0.5 s, acknowledged and counted in ``received[0]``."""
+    try:
+        message = consumer.receive(500)
+    except pulsar.Timeout:
+        return
+    consumer.acknowledge(message)
+    received[0] += 1
+
+
 def _poll(series: list[dict], a, b, topic: str, *, until_ns: int, done=None) -> bool:
     """Both cursors every 0.5 s until ``until_ns`` or until ``done`` holds (then True)."""
     start = len(series)
-    while time.time_ns() < until_ns:
+
+    def sampled() -> bool:
         if done and done(series[start:]):
             return True
         on_b = _cursor(b, topic)
         series.append({"ts_ns": time.time_ns(), "a": _cursor(a, topic).get("markDeletePosition"),
                        "b": on_b.get("markDeletePosition"), "b_has": on_b.get("lastConfirmedEntry")})
-        time.sleep(0.5)
+        return False
+
+    seconds = (until_ns - time.time_ns()) / 1e9
+    if seconds > 0 and wait_until(sampled, timeout=seconds, interval=0.5):
+        return True
     return bool(done and done(series[start:]))
 
 
