@@ -1,4 +1,4 @@
-"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md) and ``compare``.
+"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md), ``compare`` and ``releases``.
 
 This is the edge: argparse's options become a checked request here (reports/request.py,
 reports/compare.CompareRequest) and nothing below reads argparse. Exit codes: docs/ci-gating.md.
@@ -57,11 +57,27 @@ def register(commands) -> None:
     p.add_argument("bundles", nargs="+", metavar="BUNDLE", help="bundle directories (or summary.json), baseline first")
     p.add_argument("--html", default=None, metavar="FILE", help="also write the table as an HTML page")
 
+    p = commands.add("releases", _releases,
+                     "the per-release, per-requirement table of certification bundles, --repeat and --matrix "
+                     "folders (verdict, k/n runs, findings; release differences told from differences a suite "
+                     "commit, options or a single run could explain) as releases.md and releases.html "
+                     "(exit 0 written, 64 bad input)")
+    p.add_argument("bundles", nargs="+", metavar="BUNDLE_OR_DIR",
+                   help="bundle directories (or summary.json), or the folders certify --repeat/--matrix wrote")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="where releases.md and releases.html are written (default reports/releases-<time>/)")
+
 
 def _compare(args) -> int:
     from .compare import compare_request, run_compare
 
     return run_compare(compare_request(args.bundles, args.html, args.json))
+
+
+def _releases(args) -> int:
+    from .releases_table import releases_request, run_releases
+
+    return run_releases(releases_request(args.bundles, args.out, args.json))
 
 
 def _certify(args) -> int:

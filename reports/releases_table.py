@@ -1,0 +1,463 @@
+"""``releases BUNDLE_OR_DIR...``: the per-release, per-requirement table (docs/certify.md, docs/releases.md).
+
+Inputs are certification bundles (a folder with summary.json) and the output folders of ``certify
+--repeat`` (run-N/ bundles) and ``--matrix`` (AXIS-V/ cells, each a bundle or a --repeat folder), read
+with compare's loading and validation (reports/compare.py), so malformed input is exit 64 naming the
+field. A column is a release (Pulsar, and the client, Java client or TLS configuration where those
+vary), a cell the verdict of one profile's requirement over the column's runs with its count (k/n)
+and the findings that explain it (reports/verdicts.py, conformance/harness/findings.py).
+
+A verdict that differs between two columns is called a **release difference** only when nothing
+else can explain it: both columns were run by the same suite version and commit with the same
+options (the certify command without its release, seed and --out), they differ in one release
+component only, and each ran more than once with every run giving the verdict. Otherwise the cells
+are marked with what stands in the way ("1 run", "other suite commit", ...).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pulsar_conformance.errors import EXIT_PASS, UsageError
+from pulsar_conformance.files import write_atomic
+
+from .compare import FIX_SUMMARY, JUDGED, Bundle, load
+from .series import aggregate
+
+# certify options that name the release or the run, not the question asked: a column differs in them
+RUN_OPTIONS = {"--out", "--seed", "--pulsar-version", "--client-version", "--java-client-version", "--migration-tls",
+               "--vendor", "--product", "--json"}
+_REPEAT_RUN = re.compile(r"run-\d+")
+# verdicts that show no check of the requirement ran: a row of these only is left out unless declared
+_NOTHING_RAN = ("not run", "uncovered", "absent", "skipped")
+# a finding explains a verdict that is not a pass; beside a pass it would read as a failure
+_EXPLAINED = ("fail", "unknown", "differs")
+COMPONENTS = (("pulsar", "pulsar"), ("client", "client"), ("java", "java client"), ("tls", "migration-tls"))
+
+
+@dataclass
+class Column:
+    """One release of one profile: the runs of a bundle, of a --repeat folder or of a matrix cell."""
+
+    source: Path
+    runs: list[Bundle]
+    label: str = ""
+    rows: dict = field(default_factory=dict)
+
+    @property
+    def profile(self) -> str:
+        return self.runs[0].summary["profile"]
+
+    @property
+    def release(self) -> dict:
+        versions = self.runs[0].summary.get("versions") or {}
+        pulsar, java = versions.get("pulsar"), versions.get("pulsar_client_java")
+        return {"pulsar": pulsar, "client": versions.get("pulsar_client_python"),
+                # the Java client of the release itself is part of the release, as certify defaults it
+                "java": None if java is None else "own" if java == pulsar else java,
+                "tls": (self.runs[0].summary.get("configuration") or {}).get("migration_tls")}
+
+    def suites(self) -> set:
+        return {((r.summary.get("versions") or {}).get("suite"), (r.summary.get("versions") or {}).get("suite_commit"))
+                for r in self.runs}
+
+    def options(self) -> set:
+        return {options_of(r) for r in self.runs}
+
+    def releases(self) -> set:
+        return {json.dumps(Column(self.source, [r]).release, sort_keys=True) for r in self.runs}
+
+
+def options_of(run: Bundle):
+    """The certify command's options that ask the question (profile, narrowing, deployment), or None."""
+    command = run.summary.get("command")
+    if command is None:
+        return None
+    where = run.path / "summary.json"
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise UsageError(f"{where}: field command is not a command line ({error})", FIX_SUMMARY) from None
+    if words[:2] != ["pulsar-conformance", "certify"]:
+        raise UsageError(f"{where}: field command is {command[:60]!r}, expected a pulsar-conformance certify command",
+                         FIX_SUMMARY)
+    pairs, i = [], 2
+    while i < len(words):
+        flag, eq, value = words[i].partition("=")
+        if flag.startswith("--") and not eq and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            value, i = words[i + 1], i + 1
+        if flag not in RUN_OPTIONS:
+            pairs.append((flag, value))
+        i += 1
+    return tuple(sorted(pairs))
+
+
+# --- loading ---------------------------------------------------------------------------------------------------
+
+_MISSING = object()
+
+
+def _bad(where, name: str, value, expected: str) -> UsageError:
+    """compare.check_summary's message: the field named, what it holds, what was expected."""
+    got = "missing" if value is _MISSING else f"{type(value).__name__} {json.dumps(value, default=str)[:60]}"
+    return UsageError(f"{where}: field {name} is {got}, expected {expected}", FIX_SUMMARY)
+
+
+def _optional(doc: dict, name: str, types, expected: str, where, prefix: str = ""):
+    """An optional field (absent or null), of its type when present."""
+    value = doc.get(name)
+    if value is not None and (not isinstance(value, types) or isinstance(value, bool)):
+        raise _bad(where, prefix + name, value, expected)
+    return value
+
+
+def check_table_fields(summary: dict, where) -> None:
+    """The fields this table reads beyond those compare checks (reports/compare.check_summary)."""
+    versions = summary.get("versions") or {}
+    for name in ("suite", "suite_commit", "pulsar", "pulsar_client_python", "pulsar_client_java"):
+        _optional(versions, name, str, "a string or null", where, "versions.")
+    _optional(summary, "command", str, "a certify command line or null", where)
+    configuration = _optional(summary, "configuration", dict, "an object or null", where) or {}
+    _optional(configuration, "migration_tls", str, "a string or null", where, "configuration.")
+    for j, rid in enumerate(_optional(summary, "declared", list, "a list of requirement ids", where) or ()):
+        if not isinstance(rid, str):
+            raise _bad(where, f"declared[{j}]", rid, "a requirement id")
+    for i, row in enumerate(summary["requirements"]):
+        at = f"requirements[{i}]."
+        for j, finding in enumerate(_optional(row, "findings", list, "a list of findings", where, at) or ()):
+            name = f"{at}findings[{j}]"
+            if not isinstance(finding, dict):
+                raise _bad(where, name, finding, "an object with id, title and href")
+            for key in ("id", "href"):
+                if not isinstance(finding.get(key, _MISSING), str):
+                    raise _bad(where, f"{name}.{key}", finding.get(key, _MISSING), "a string")
+            _optional(finding, "title", str, "a string", where, name + ".")
+    series = _optional(summary, "series", dict, "an object or null", where)
+    if series is not None:
+        runs = series.get("runs", _MISSING)
+        if not isinstance(runs, list) or not runs:
+            raise _bad(where, "series.runs", runs, "a non-empty list of the series' runs")
+        for i, run in enumerate(runs):
+            if not isinstance(run, dict):
+                raise _bad(where, f"series.runs[{i}]", run, "an object")
+            if not isinstance(run.get("bundle", _MISSING), str) or not run["bundle"]:
+                raise _bad(where, f"series.runs[{i}].bundle", run.get("bundle", _MISSING), "the folder of a run")
+
+
+def load_columns(path: str | Path) -> list[Column]:
+    """The columns under one argument: a bundle is one, a --repeat folder one, a --matrix folder one per cell."""
+    top = load(path)
+    check_table_fields(top.summary, top.path / "summary.json")
+    series = top.summary.get("series")
+    if not series:
+        return [Column(top.path, [top])]
+    members = [_member(top, i, run["bundle"]) for i, run in enumerate(series["runs"])]
+    if all(_REPEAT_RUN.fullmatch(run["bundle"]) for run in series["runs"]):
+        runs = [leaf for member in members for column in load_columns(member) for leaf in column.runs]
+        strays = [r for r in runs if r.summary["profile"] != top.summary["profile"]]
+        if strays:  # one column is one profile's question
+            raise UsageError(f"{strays[0].path / 'summary.json'}: field profile is {strays[0].summary['profile']!r}, "
+                             f"expected {top.summary['profile']!r} as in the series' own summary", FIX_SUMMARY)
+        return [Column(top.path, runs)]
+    return [column for member in members for column in load_columns(member)]
+
+
+def _member(top: Bundle, i: int, folder: str) -> Path:
+    """A series member's folder, inside the series' own (a summary cannot send the reader elsewhere or round)."""
+    root = top.path.resolve()
+    try:
+        where = (root / folder).resolve()
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop
+        where = root
+    if where == root or not where.is_relative_to(root):
+        raise UsageError(f"{top.path / 'summary.json'}: field series.runs[{i}].bundle is {folder!r}, expected a "
+                         "folder inside the series' own", FIX_SUMMARY)
+    if not (where / "summary.json").is_file():
+        raise UsageError(f"{top.path / 'summary.json'}: series.runs[{i}].bundle {folder!r} has no summary.json "
+                         f"({where})", "pass the whole folder certify --repeat/--matrix wrote, with every run's bundle")
+    return where
+
+
+# --- the table -------------------------------------------------------------------------------------------------
+
+def version_key(text: str | None) -> tuple:
+    """3.2.0 < 3.10.0 < 5.0.0-M1 < 5.0.0; a release not observed sorts last."""
+    if not text:
+        return (1,)
+    match = re.match(r"(\d+(?:\.\d+)*)(.*)", text)
+    if not match:
+        return (1, text)
+    return (0, tuple(int(n) for n in match.group(1).split(".")), 0 if match.group(2) else 1, match.group(2))
+
+
+def _column_key(column: Column) -> tuple:
+    release = column.release
+    return (version_key(release["pulsar"]), version_key(release["client"]),
+            version_key(None if release["java"] == "own" else release["java"]), release["tls"] or "",
+            str(column.source))
+
+
+def _label(column: Column, varying: list[str]) -> str:
+    release = column.release
+    parts = [f"pulsar {release['pulsar'] or '?'}"]
+    if "client" in varying:
+        parts.append(f"client {release['client'] or '?'}")
+    if "java" in varying:
+        java = release["java"]
+        parts.append(f"java client {release['pulsar'] if java == 'own' else java or '-'}")
+    if "tls" in varying:
+        parts.append(f"migration-tls {release['tls'] or 'off'}")
+    return " / ".join(parts)
+
+
+def _cell(column: Column, rid: str) -> dict:
+    row = column.rows.get(rid)
+    if row is None:
+        return {"verdict": "absent", "counts": {}, "n": len(column.runs), "text": "absent", "findings": []}
+    counts = row["counts"]
+    verdict = row["verdict"]
+    ordered = [verdict] + [v for v in counts if v != verdict]
+    findings: dict[str, dict] = {}
+    if verdict in _EXPLAINED:
+        for run in column.runs:
+            for r in run.summary["requirements"]:
+                if r["id"] == rid:
+                    for f in r.get("findings") or ():
+                        findings.setdefault(f["id"], f)
+    return {"verdict": verdict, "counts": counts, "n": len(column.runs),
+            "text": ", ".join(f"{v} {counts[v]}" for v in ordered if v in counts) or verdict,
+            "findings": list(findings.values()), "agree": len(counts) == 1}
+
+
+def _self_reasons(column: Column, cell: dict) -> list[str]:
+    reasons = []
+    if cell["n"] == 1:
+        reasons.append("1 run")
+    elif not cell["agree"]:
+        reasons.append("runs disagree")
+    if len(column.suites()) > 1:
+        reasons.append("runs of several suite commits")
+    elif any(commit is None for _, commit in column.suites()):
+        reasons.append("suite commit not recorded")
+    if None in column.options():
+        reasons.append("options not recorded")
+    elif len(column.options()) > 1:
+        reasons.append("runs with several options")
+    if len(column.releases()) > 1:
+        reasons.append("runs of several releases")
+    return reasons
+
+
+def _pair_reasons(a: Column, b: Column) -> list[str]:
+    reasons = []
+    suites_a, suites_b = a.suites(), b.suites()
+    if len(suites_a) == len(suites_b) == 1 and suites_a != suites_b:
+        (va, ca), (vb, cb) = next(iter(suites_a)), next(iter(suites_b))
+        if va != vb:
+            reasons.append("other suite version")
+        elif ca and cb:
+            reasons.append("other suite commit")
+    options_a, options_b = a.options(), b.options()
+    if None not in options_a | options_b and options_a != options_b:
+        reasons.append("other options")
+    differ = [name for key, name in COMPONENTS if a.release[key] != b.release[key]]
+    if not differ:
+        reasons.append("same release")
+    elif len(differ) > 1:
+        reasons.append(f"{' and '.join(differ)} differ")
+    return reasons
+
+
+def _judge_row(columns: list[Column], cells: list[dict]) -> None:
+    """Mark each judged cell of a row whose judged verdicts differ: a release difference, or what stands in the way."""
+    judged = [i for i, c in enumerate(cells) if c["verdict"] in JUDGED]
+    if len({cells[i]["verdict"] for i in judged}) < 2:
+        return
+    for i in judged:
+        others = [j for j in judged if cells[j]["verdict"] != cells[i]["verdict"]]
+        mine = _self_reasons(columns[i], cells[i])
+        blockers = []
+        for j in others:
+            pair = _pair_reasons(columns[i], columns[j])
+            theirs = [f"{columns[j].label}: {r}" for r in _self_reasons(columns[j], cells[j])]
+            if not mine and not pair and not theirs:
+                cells[i]["release_difference"] = True
+                cells[i].setdefault("against", []).append(columns[j].label)
+            blockers += pair + (theirs if not mine and not pair else [])
+        if not cells[i].get("release_difference"):
+            cells[i]["reasons"] = list(dict.fromkeys(mine + blockers))
+
+
+def build(columns: list[Column], arguments) -> dict:
+    """The table's document: per profile, its columns (sorted by release) and rows (catalog order)."""
+    profiles: dict[str, list[Column]] = {}
+    for column in columns:
+        profiles.setdefault(column.profile, []).append(column)
+    groups = []
+    for profile, mine in profiles.items():
+        mine.sort(key=_column_key)
+        varying = [key for key, _ in COMPONENTS[1:] if len({json.dumps(c.release[key]) for c in mine}) > 1]
+        for column in mine:
+            column.label = _label(column, varying)
+            doc = aggregate([(r.path.name, r.summary) for r in column.runs], profile, column.source.name)
+            column.rows = {r["id"]: r for r in doc["requirements"]}
+        seen = Counter(c.label for c in mine)
+        for column in mine:
+            if seen[column.label] > 1:  # the same release twice: told apart by folder
+                column.label += f" ({column.source.name})"
+        declared = {rid for c in mine for r in c.runs for rid in r.summary.get("declared") or ()}
+        order: list[str] = []
+        texts: dict[str, dict] = {}
+        for column in mine:
+            for rid, row in column.rows.items():
+                texts.setdefault(rid, row)
+                if rid not in order and (rid in declared or any(v not in _NOTHING_RAN for v in row["runs"].values())):
+                    order.append(rid)
+        rows = []
+        for rid in order:
+            cells = [_cell(column, rid) for column in mine]
+            _judge_row(mine, cells)
+            rows.append({"id": rid, "strength": texts[rid].get("strength"), "text": texts[rid].get("text"),
+                         "declared": rid in declared, "cells": cells})
+        groups.append({"profile": profile, "columns": [_column_doc(c) for c in mine], "rows": rows,
+                       "release_differences": [r["id"] for r in rows
+                                               if any(c.get("release_difference") for c in r["cells"])],
+                       "other_differences": [r["id"] for r in rows if any(c.get("reasons") for c in r["cells"])
+                                             and not any(c.get("release_difference") for c in r["cells"])]})
+    return {"inputs": [str(a) for a in arguments], "profiles": groups,
+            "generated": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def _column_doc(column: Column) -> dict:
+    suites = sorted(column.suites(), key=str)
+    options = column.options()
+    release = column.release
+    java = release["pulsar"] if release["java"] == "own" else release["java"]
+    clients = ", ".join(part for part in (f"python {release['client']}" if release["client"] else "",
+                                          f"java {java}" if java else "") if part)
+    return {"label": column.label, "release": release, "clients": clients or "not recorded",
+            "source": str(column.source), "runs": len(column.runs),
+            "seeds": [r.summary.get("seed") for r in column.runs],
+            "verdicts": [r.summary["verdict"] for r in column.runs],
+            "suite": ", ".join(f"{v or '?'} @ {c or 'commit not recorded'}" for v, c in suites),
+            "options": ("not recorded" if None in options else
+                        "; ".join(" ".join(f"{k} {v}".strip() for k, v in o) or "(none)" for o in sorted(options)))}
+
+
+# --- output ----------------------------------------------------------------------------------------------------
+
+def _findings_href(href: str, out: Path) -> str:
+    """A finding's link (docs/findings.md#..., from the checkout's root) made relative to the written files."""
+    from pulsar_conformance.conformance.harness.findings import DOC
+
+    if not href.startswith("docs/"):
+        return href
+    path, _, anchor = href.partition("#")
+    target = DOC.parents[1] / path
+    return os.path.relpath(target, out) + (f"#{anchor}" if anchor else "")
+
+
+def _md(text) -> str:
+    return str(text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def cell_markdown(cell: dict) -> str:
+    parts = [_md(cell["text"])]
+    parts += [f"[{_md(f['id'])}]({f['href']})" for f in cell["findings"]]
+    if cell.get("release_difference"):
+        parts.append(f"**release difference** (vs {_md(', '.join(cell['against']))})")
+    elif cell.get("reasons"):
+        parts.append(f"_not a release difference: {_md('; '.join(cell['reasons']))}_")
+    return " ".join(parts)
+
+
+LEGEND = ("A cell is the requirement's verdict over the column's runs (the worst, as certify --repeat counts it) "
+          "and how many runs gave each verdict (k/n). Where two columns' verdicts differ, a cell says "
+          "**release difference** only when both were run by the same suite commit with the same options, differ "
+          "in one release component and every one of their runs (more than one) gave the verdict; otherwise it "
+          "names what stands in the way. Findings (docs/findings.md) are linked beside verdicts that are not a pass.")
+
+
+def markdown(doc: dict) -> str:
+    lines = [f"Generated by `pulsar-conformance releases` from {', '.join(f'`{i}`' for i in doc['inputs'])}: "
+             "do not edit the cells by hand.", "", LEGEND, ""]
+    for group in doc["profiles"]:
+        columns = group["columns"]
+        lines += [f"## {group['profile']}", "", "| release | clients | runs | verdicts | suite | options | bundle |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {_md(c['label'])} | {_md(c['clients'])} | {c['runs']} (seeds {', '.join(map(str, c['seeds']))}) | "
+                  f"{_md(', '.join(c['verdicts']))} | {_md(c['suite'])} | {_md(c['options'])} | `{_md(c['source'])}` |"
+                  for c in columns]
+        lines += ["", "| requirement | level | " + " | ".join(_md(c["label"]) for c in columns) + " |",
+                  "|---|---|" + "---|" * len(columns)]
+        lines += [f"| {r['id']} | {r['strength'] or ''} | " + " | ".join(cell_markdown(c) for c in r["cells"]) + " |"
+                  for r in group["rows"]]
+        lines += ["", f"Release differences: {', '.join(group['release_differences']) or 'none'}. "
+                      f"Differences not called release differences: {', '.join(group['other_differences']) or 'none'}.",
+                  ""]
+    return "\n".join(lines)
+
+
+def render_html(doc: dict) -> str:
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
+                      autoescape=select_autoescape(["html", "j2"]))
+    return env.get_template("releases.html.j2").render(doc=doc, legend=LEGEND)
+
+
+def summary_text(doc: dict, out: Path) -> str:
+    lines = [f"wrote {out / 'releases.md'} and {out / 'releases.html'}"]
+    for g in doc["profiles"]:
+        lines.append(f"{g['profile']}: {len(g['columns'])} release(s) x {len(g['rows'])} requirement(s); release "
+                     f"differences: {', '.join(g['release_differences']) or 'none'}; other differences: "
+                     f"{', '.join(g['other_differences']) or 'none'}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ReleasesRequest:
+    """``releases``' options, checked at the CLI's edge (reports/cli.py): the bundles loaded, the folder writable."""
+
+    columns: tuple[Column, ...]
+    inputs: tuple[str, ...]
+    out: Path
+    json: bool = False
+
+
+def releases_request(paths, out: str | None, json_mode: bool) -> ReleasesRequest:
+    from pulsar_conformance.files import check_output_path
+
+    option_out = out or f"reports/releases-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
+    target = check_output_path(option_out, kind="dir", option="--out")
+    seen: dict[Path, str] = {}
+    for path in paths:
+        where = Path(path).resolve()
+        where = where.parent if where.name == "summary.json" else where
+        if where in seen:
+            raise UsageError(f"{path} is given twice (also as {seen[where]})", "pass each bundle or folder once")
+        seen[where] = path
+    columns = tuple(column for path in paths for column in load_columns(path))
+    return ReleasesRequest(columns, tuple(paths), target, json_mode)
+
+
+def run_releases(request: ReleasesRequest) -> int:
+    from pulsar_conformance.output import emit
+
+    doc = build(list(request.columns), request.inputs)
+    for group in doc["profiles"]:
+        for row in group["rows"]:
+            for cell in row["cells"]:
+                cell["findings"] = [dict(f, href=_findings_href(f["href"], request.out)) for f in cell["findings"]]
+    request.out.mkdir(parents=True, exist_ok=True)
+    write_atomic(request.out / "releases.md", markdown(doc))
+    write_atomic(request.out / "releases.html", render_html(doc))
+    doc["written"] = [str(request.out / "releases.md"), str(request.out / "releases.html")]
+    emit(request, doc, lambda: summary_text(doc, request.out))
+    return EXIT_PASS
