@@ -1,0 +1,108 @@
+"""The capture pictures of the report (reports/plots.py) on hand-made captures whose figures are known:
+quantiles per second, fault intervals from the scenarios' marker labels, sent vs delivered per
+cluster, replication lag per link, and what is said instead when the capture cannot support one."""
+from __future__ import annotations
+
+import json
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pulsar_conformance.reports import plots
+
+S, MS = 1_000_000_000, 1_000_000
+T0 = 1_700_000_000 * S
+
+
+def _capture(tmp_path, rows, markers=()):
+    (tmp_path / "events").mkdir()
+    columns = {name: [r.get(name) for r in rows] for name in ("ts_ns", "kind", "cluster", "uid", "subscription")}
+    pq.write_table(pa.table(columns, schema=pa.schema([("ts_ns", pa.int64()), ("kind", pa.string()),
+                                                       ("cluster", pa.string()), ("uid", pa.string()),
+                                                       ("subscription", pa.string())])),
+                   tmp_path / "events" / "part-0.parquet")
+    (tmp_path / "markers.json").write_text(json.dumps(list(markers)))
+    return tmp_path
+
+
+def _geo(tmp_path, markers=()):
+    """p/1..p/10 sent through blue at 0.1 s steps, acked on blue 5 ms later, green gets them 200 ms
+    after the send, except p/10 which green never gets."""
+    rows = []
+    for i in range(1, 11):
+        at = T0 + i * 100 * MS
+        rows.append({"ts_ns": at, "kind": "send_ok", "cluster": "blue", "uid": f"p/{i}"})
+        rows.append({"ts_ns": at + 5 * MS, "kind": "receive", "cluster": "blue", "uid": f"p/{i}", "subscription": "a"})
+        rows.append({"ts_ns": at + 5 * MS, "kind": "ack", "cluster": "blue", "uid": f"p/{i}", "subscription": "a"})
+        if i < 10:
+            rows.append({"ts_ns": at + 200 * MS, "kind": "receive", "cluster": "green", "uid": f"p/{i}",
+                         "subscription": "b"})
+    rows.append({"ts_ns": T0 + 3 * S, "kind": "send_ok", "cluster": "blue", "uid": "late/1"})
+    return _capture(tmp_path, rows, markers)
+
+
+def test_quantiles_are_observed_values_per_second():
+    assert plots.quantile([1, 2, 3, 4], 0.5) == 2 and plots.quantile([1, 2, 3, 4], 0.99) == 4
+    assert plots.quantile([7], 0.99) == 7
+    q = plots.per_second([(T0 + 100 * MS, 5.0), (T0 + 900 * MS, 1.0), (T0 + 2 * S, 9.0)], T0)
+    assert q == {"p50": [(0.5, 1.0), (2.5, 9.0)], "p99": [(0.5, 5.0), (2.5, 9.0)]}
+
+
+def test_faults_are_paired_from_the_scenarios_labels():
+    markers = [{"ts_ns": T0 + 9 * S, "label": "client primary -> s1"},
+               {"ts_ns": T0 + 2 * S, "label": "replication cut blue<->green"},
+               {"ts_ns": T0 + 5 * S, "label": "replication healed"},
+               {"ts_ns": T0 + 6 * S, "label": "primary killed (SIGKILL)"},
+               {"ts_ns": T0 + 7 * S, "label": "s1 paused (SIGSTOP: port open, nothing served)"},
+               {"ts_ns": T0 + 8 * S, "label": "primary started; its port opened +5 ms after the last refusal"},
+               {"ts_ns": T0 + 10 * S, "label": "producers stop"}]
+    faults, instants = plots.fault_intervals(markers, T0, T0 + 20 * S)
+    assert [(f["from"] - T0, f["to"] - T0) for f in faults] == [(2 * S, 5 * S), (6 * S, 8 * S), (7 * S, 20 * S)]
+    assert faults[0]["label"] == "replication cut blue<->green … replication healed"
+    # an end with no fault of its subject open, and plain steps, are instants ("producers stop" is no fault)
+    assert [m["label"] for m in instants] == ["client primary -> s1", "producers stop"]
+
+
+def test_a_geo_capture_draws_latency_delivery_and_the_link_with_the_cut_shaded(tmp_path):
+    cut = [{"ts_ns": T0 + 300 * MS, "label": "replication cut blue<->green"},
+           {"ts_ns": T0 + 600 * MS, "label": "replication healed"}]
+    found = plots.pictures(_geo(tmp_path, cut))
+    latency, delivery, lag = found["figures"]
+    assert [f["title"] for f in found["figures"]] == [plots.LATENCY, plots.DELIVERY, plots.LAG]
+    assert all(f["svg"].startswith("<svg") and not f["why"] for f in found["figures"])
+    assert all(f["svg"].count('class="fault"') == 1 for f in found["figures"])
+    assert found["faults"] == [{"label": "replication cut blue<->green … replication healed",
+                                "from_s": 0.2, "to_s": 0.5}]  # seconds from the first event (T0 + 0.1 s)
+    assert "10 acknowledgements over 1 subscription(s); worst 5.0 ms" in latency["caption"]
+    assert "blue: 11 sent, 10 delivered; green: 9 delivered" in delivery["caption"]
+    assert "blue → green: 9 messages, worst 200.0 ms, 2 sent through blue never delivered on green" in lag["caption"]
+    assert re.findall(r'<g class="series"><title>([^<]+)</title>', lag["svg"]) == ["blue → green p50",
+                                                                                  "blue → green p99"]
+
+
+def test_what_a_capture_cannot_support_is_said_not_drawn(tmp_path):
+    rows = [{"ts_ns": T0, "kind": "send_ok", "cluster": "blue", "uid": "p/1"},
+            {"ts_ns": T0 + S, "kind": "receive", "cluster": "blue", "uid": "p/1", "subscription": "a"}]
+    latency, delivery, lag = plots.pictures(_capture(tmp_path, rows))["figures"]
+    assert (latency["svg"], latency["why"]) == ("", "no consumer acknowledged a captured send")
+    assert delivery["svg"].startswith("<svg")
+    assert lag["svg"] == "" and "replication lag is not derivable" in lag["why"] and "(blue)" in lag["why"]
+
+
+def test_a_capture_without_events_draws_nothing_and_says_so(tmp_path):
+    (tmp_path / "events").mkdir()
+    found = plots.pictures(tmp_path)
+    assert [f["why"] for f in found["figures"]] == ["the capture has no events"] * 3
+    assert found["faults"] == [] and found["marks"] == []
+
+
+def test_a_silent_stretch_is_flat_in_the_cumulative_counts_and_a_gap_in_the_quantiles(tmp_path):
+    assert plots._cumulative([T0, T0 + 5 * S + 1], T0, 6.0) == [
+        (0.0, 0.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0), (5.0, 1.0), (6.0, 2.0)]
+    assert plots._cumulative([T0, T0 + 2 * S], T0, 2.0)[-1] == (2.0, 2.0)  # the last event is counted
+    frame = {"start": T0, "seconds": 10.0, "faults": [], "instants": []}
+    svg = plots.chart("t", [("s", "#000", "", [(0.5, 1.0), (1.5, 2.0), (8.5, 3.0)])], frame, y_label="ms", log=True)
+    d = re.search(r'<path d="([^"]+)"', svg).group(1)
+    assert d.count("M") == 2  # 1.5 s -> 8.5 s is not joined: nothing was measured in between
+    assert svg.count("<circle") == 1  # the lone point is still seen
