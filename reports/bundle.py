@@ -84,7 +84,7 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     (out / "reproduce.md").write_text(_reproduce(summary, profile))
     _allure_extras(out, summary)
     (out / "report.html").write_text(_render(summary, rows, checks, captures, spec, values.scenarios(out),
-                                             failover.scenarios(out)))
+                                             failover.scenarios(out), out=out))
     touched = identity.redact_tree(out, identity.secrets(deployment))
     if touched:
         # Redaction succeeded, but a credential reaching a file is itself a suite defect to fix.
@@ -168,8 +168,10 @@ def _allure_extras(out: Path, summary: dict) -> None:
         {"name": "pulsar-conformance certify", "type": "cli", "buildName": summary["run_id"]}))
 
 
-def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=()) -> str:
+def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(), out: Path | None = None) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    from . import plots, report_view
 
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                       autoescape=select_autoescape(["html", "j2"]))
@@ -179,7 +181,11 @@ def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(
     for c in checks:
         for rid in c["requirements"]:
             cells[(rid, c["check"])] = c["verdict"]
+    # pictures of each capture (latency, delivered vs sent, replication lag), when the bundle is at hand
+    captures = [dict(cap, plots=plots.pictures(out / cap["path"]) if out else None) for cap in captures]
     return env.get_template("report.html.j2").render(
-        s=summary, rows=rows, columns=columns, cells=cells, captures=captures, spec=spec, policy_values=policy_values,
+        s=summary, rows=rows, groups=report_view.arrange(rows, summary.get("declared")),
+        model_words=report_view.MODEL_WORDS, model_checks={c["check"] for c in checks if c.get("kind") == "model"},
+        columns=columns, cells=cells, captures=captures, spec=spec, policy_values=policy_values,
         failovers=failovers,
         failing=[c for c in summary["tests"] if c["outcome"] != "passed"])
