@@ -7,6 +7,7 @@ input made valid, to show the generated defect is what is refused.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -92,6 +93,7 @@ _ROOT: list[Path] = []
 def session_root() -> Path:
     if not _ROOT:
         _ROOT.append(Path(tempfile.mkdtemp(prefix="pulsar-conformance-fuzz-")))
+        atexit.register(cleanup_root)  # also when the session ends without its fixtures' teardown
     return _ROOT[0]
 
 
