@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 
 from . import tls_modes
 
@@ -88,7 +88,7 @@ class NamespaceMigrationAnswer:
     def describe(self) -> str:
         where = ("a namespace whose bundles are loaded (traffic on it before the call)" if self.case == "loaded"
                  else "a namespace just created, with no topic yet (its bundles not loaded)")
-        call = f"POST /admin/v2/namespaces/{self.namespace}/migration {str(self.migrated).lower()}"
+        call = f"POST {Admin.namespace_migration_path(self.namespace)} {str(self.migrated).lower()}"
         if self.ok:
             return f"blue accepted {call} on {where}"
         if self.lacks:
@@ -119,7 +119,7 @@ def namespace_migration_refusal(admin, namespace: str) -> tuple[bool, str] | Non
         return True, answer.describe()
     if answer.status is not None and answer.status >= 500:
         return False, answer.describe() + ": the release has namespace-level migration, and it fails"
-    raise AdminError("POST", f"/admin/v2/namespaces/{namespace}/migration", answer.status, answer.said)
+    raise AdminError("POST", Admin.namespace_migration_path(namespace), answer.status, answer.said)
 
 
 def topic_state(cluster, topic: str) -> TopicState:

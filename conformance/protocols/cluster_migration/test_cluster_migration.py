@@ -17,6 +17,8 @@ import os
 
 import pytest
 
+from pulsar_conformance.fixtures.deploy.admin import or_refusal
+
 from ...harness.traffic import Sub, TopicLoad
 from . import namespace_level, observe, scenario, tls_modes
 from .checks import CHECKS
@@ -89,8 +91,8 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     judge_topics(rec, out, [loads[0].topic], "namespace-migration")
     judge_topics(rec, out, [loads[1].topic], "namespace-migration", expect_migrated=False)
     record_traces(rec, out, "namespace-migration", topics=[loads[0].topic])
-    blue_policy = blue.admin().get_or_refusal(f"/admin/v2/namespaces/{moving}")
-    green_policy = green.admin().get_or_refusal(f"/admin/v2/namespaces/{moving}")
+    blue_policy = or_refusal(blue.admin().namespace_policies, moving)
+    green_policy = or_refusal(green.admin().namespace_policies, moving)
     rec("namespace-migration/state-local", blue_policy.get("migrated") is True and green_policy.get("migrated") is False,
         f"blue's policies of {moving}: migrated={blue_policy.get('migrated')}; green's: migrated={green_policy.get('migrated')}")
     judge_clients(rec, {loads[0].topic: out.topics[loads[0].topic]}, blue_log(deployment), "namespace-migration")
@@ -155,9 +157,9 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
         f"topic stats fields with 'migrat': {[k for k in keys if 'migrat' in k.lower()] or 'none'}; "
         f"internal stats show state={o.blue.state}, properties.migrated={o.blue.migrated_property}")
     # the migration state is blue's alone
-    on_blue = blue.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
-    on_green = green.admin().get_or_refusal("/admin/v2/clusters/blue/migrate")
-    green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{ns}")
+    on_blue = or_refusal(blue.admin().cluster_migration, "blue")
+    on_green = or_refusal(green.admin().cluster_migration, "blue")
+    green_ns = or_refusal(green.admin().namespace_policies, ns)
     # a blue that will not say its own state (Pulsar 3.0.7 answers GET .../migrate with HTTP 405) shows nothing
     local = on_blue.get("migrated") is True and not on_green.get("migrated") and green_ns.get("migrated") is False
     rec(f"{prefix}/state-local", None if "error" in on_blue else local,

@@ -22,6 +22,7 @@ import time
 
 import pytest
 
+from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.wait import wait_until
 
@@ -149,8 +150,8 @@ def test_blue_restart_after_migration(regions, certify_run, request):
         rec(f"{prefix}/{s.name}/consumer-to-green", s.from_green > 0 and s.from_blue == 0,
             f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s"
             + "".join(out.traffic.refusal(c) for c in consumers))
-    blue_ns = blue.admin().get_or_refusal(f"/admin/v2/namespaces/{NOAUTO}")
-    green_ns = green.admin().get_or_refusal(f"/admin/v2/namespaces/{NOAUTO}")
+    blue_ns = or_refusal(blue.admin().namespace_policies, NOAUTO)
+    green_ns = or_refusal(green.admin().namespace_policies, NOAUTO)
     rec(f"{prefix}/state-survives", blue_ns.get("migrated") is True and green_ns.get("migrated") is False and after.migrated_property in (None, "true")
         and (after.error is not None or after.state == "Terminated"),
         f"after the restart: blue's {NOAUTO} migrated={blue_ns.get('migrated')}, green's migrated={green_ns.get('migrated')}; "
@@ -241,8 +242,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
 def _wait_replicator(cluster, topic: str, to: str, timeout: float) -> bool:
     """True once ``cluster``'s replicator of ``topic`` towards ``to`` is connected with (almost) no backlog."""
     def caught_up() -> bool:
-        stats = cluster.admin().get_or_refusal(f"/admin/v2/persistent/{topic.split('://', 1)[1]}/stats")
-        link = (stats.get("replication") or {}).get(to) or {}
+        link = cluster.admin().replication_to(topic, to)
         return bool(link.get("connected") and (link.get("replicationBacklog") or 0) < 30)
 
     return wait_until(caught_up, timeout=timeout, interval=0.5)

@@ -81,7 +81,7 @@ def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
         progress(f"bench metadata-migration: {size} topics' worth seeded in {seed_s:.1f} s "
                  f"({nodes} persistent nodes, {total_bytes} bytes)")
         admin.put_tenant("mm", ["zeta"])
-        observe.call(admin, "PUT", "/admin/v2/namespaces/mm/base")
+        observe.call(admin, "PUT", admin.namespace_path("mm/base"))
         prober = observe.Prober(admin, "mm", "base", interval=0.1).begin()
         phases = observe.Phases(admin).begin()
         time.sleep(1.0)

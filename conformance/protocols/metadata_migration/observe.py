@@ -6,11 +6,11 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
-from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.wait import wait_until
 
-STATUS = "/admin/v2/metadata/migration/status"
-START = "/admin/v2/metadata/migration/start"
+STATUS = Admin.METADATA_MIGRATION_STATUS
+START = Admin.METADATA_MIGRATION_START
 DONE = ("COMPLETED", "FAILED")
 READ_ONLY = ("PREPARATION", "COPYING")  # the PIP's phases in which every metadata write is refused
 
@@ -122,14 +122,14 @@ class Prober:
         name = f"{self.prefix}{i}"
         if kind == "namespace":
             target = f"{self.tenant}/{name}"
-            answer = call(self.admin, "PUT", f"/admin/v2/namespaces/{target}")
+            answer = call(self.admin, "PUT", self.admin.namespace_path(target))
         elif kind == "policy":
             target = str(i)
-            answer = call(self.admin, "POST", f"/admin/v2/namespaces/{self.tenant}/{self.namespace}/retention",
+            answer = call(self.admin, "POST", self.admin.retention_path(f"{self.tenant}/{self.namespace}"),
                           json={"retentionTimeInMinutes": i, "retentionSizeInMB": i})
         else:
             target = f"persistent://{self.tenant}/{self.namespace}/{name}"
-            answer = call(self.admin, "PUT", f"/admin/v2/persistent/{self.tenant}/{self.namespace}/{name}")
+            answer = call(self.admin, "PUT", self.admin.topic_path(target))
         return Write(kind, target, answer)
 
     def _run(self) -> None:
@@ -148,9 +148,9 @@ class Prober:
 def kept(admin, tenant: str, namespace: str, writes: list[Write]) -> dict[str, bool]:
     """For every accepted write: is it there now (the namespace listed, the topic listed, the
     retention holding the last accepted policy's value)?"""
-    namespaces = set(call(admin, "GET", f"/admin/v2/namespaces/{tenant}").body or [])
-    topics = set(call(admin, "GET", f"/admin/v2/persistent/{tenant}/{namespace}").body or [])
-    retention = call(admin, "GET", f"/admin/v2/namespaces/{tenant}/{namespace}/retention").body
+    namespaces = set(call(admin, "GET", admin.namespace_path(tenant)).body or [])
+    topics = set(call(admin, "GET", admin.topics_path(f"{tenant}/{namespace}")).body or [])
+    retention = call(admin, "GET", admin.retention_path(f"{tenant}/{namespace}")).body
     accepted_policies = [w for w in writes if w.kind == "policy" and w.answer.ok]
     last_policy = accepted_policies[-1].target if accepted_policies else None
     found = {}

@@ -96,11 +96,11 @@ def _participants(port: int) -> int | None:
 
 def seed(admin, cluster: str, nodes: int, line: timeline.Timeline) -> None:
     admin.put_tenant(TENANT, [cluster])
-    observe.call(admin, "PUT", f"/admin/v2/namespaces/{TENANT}/{BASE}")
+    observe.call(admin, "PUT", admin.namespace_path(f"{TENANT}/{BASE}"))
     began = time.monotonic()
     for i in range(nodes):
-        observe.call(admin, "PUT", f"/admin/v2/namespaces/{TENANT}/seed{i}")
-        observe.call(admin, "PUT", f"/admin/v2/persistent/{TENANT}/seed{i}/t")
+        observe.call(admin, "PUT", admin.namespace_path(f"{TENANT}/seed{i}"))
+        observe.call(admin, "PUT", admin.topic_path(f"persistent://{TENANT}/seed{i}/t"))
     line.say(f"seeded {nodes} namespaces with a topic each in {time.monotonic() - began:.1f} s")
 
 
@@ -197,9 +197,9 @@ def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.
     line.say(f"compared {out.comparison['compared']} persistent paths: {out.comparison['same']} the same, "
              f"{out.comparison['missing']} missing in Oxia, {out.comparison['version_changed']} with another version")
     admin = deployment.clusters[cluster_name].admin()
-    cas = observe.call(admin, "POST", f"/admin/v2/namespaces/{TENANT}/seed0/retention",
+    cas = observe.call(admin, "POST", admin.retention_path(f"{TENANT}/seed0"),
                        json={"retentionTimeInMinutes": 77, "retentionSizeInMB": 77})
-    read = observe.call(admin, "GET", f"/admin/v2/namespaces/{TENANT}/seed0/retention")
+    read = observe.call(admin, "GET", admin.retention_path(f"{TENANT}/seed0"))
     out.cas_after = {"update": cas.status, "update_body": cas.body if not cas.ok else None,
                      "read_back": read.body if read.ok else read.status}
     restart_error = None
@@ -213,12 +213,12 @@ def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.
         line.mark("broker on oxia:// not healthy")
     admin = deployment.clusters[cluster_name].admin()
     kept = observe.kept(admin, TENANT, BASE, prober.writes)
-    topic = observe.call(admin, "GET", f"/admin/v2/persistent/{TENANT}/{BASE}/data/stats")
-    created = observe.call(admin, "PUT", f"/admin/v2/namespaces/{TENANT}/after-restart")
+    topic = observe.call(admin, "GET", admin.topic_path(f"persistent://{TENANT}/{BASE}/data") + "/stats")
+    created = observe.call(admin, "PUT", admin.namespace_path(f"{TENANT}/after-restart"))
     out.restarted_on_oxia = {"metadata_url": deployment.metadata_url(cluster_name), "kept": kept,
                              "restart_error": restart_error, "healthy_after_s": round(time.monotonic() - began, 1),
                              "data_topic_stats": topic.status, "namespace_created": created.status,
-                             "retention_seed0": observe.call(admin, "GET", f"/admin/v2/namespaces/{TENANT}/seed0/retention").body}
+                             "retention_seed0": observe.call(admin, "GET", admin.retention_path(f"{TENANT}/seed0")).body}
 
 
 def _errors(log: str, limit: int = 4) -> list[str]:

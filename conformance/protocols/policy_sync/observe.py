@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from pulsar_conformance.fixtures.deploy.admin import AdminError
+from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.fixtures.deploy.metadata_sync import TOPIC
 
 ABSENT = 0
@@ -26,8 +26,12 @@ class Policy:
     namespace: str
 
     @property
+    def name(self) -> str:
+        return f"{self.tenant}/{self.namespace}"
+
+    @property
     def rest(self) -> str:
-        return f"/admin/v2/namespaces/{self.tenant}/{self.namespace}"
+        return Admin.namespace_path(self.name)
 
     @property
     def store_path(self) -> str:
@@ -40,13 +44,13 @@ class Policy:
     def read(self, admin) -> int | None:
         """The cluster's value; None when the cluster did not answer."""
         try:
-            got = admin.request("GET", self.rest + "/retention", timeout=5)
+            got = admin.request("GET", Admin.retention_path(self.name), timeout=5)
         except AdminError as error:
             return ABSENT if error.status == 404 else None
         return int((got or {}).get("retentionTimeInMinutes") or ABSENT)
 
     def write(self, admin, value: int) -> None:
-        admin.request("POST", self.rest + "/retention",
+        admin.request("POST", Admin.retention_path(self.name),
                       json={"retentionTimeInMinutes": int(value), "retentionSizeInMB": 10})
 
     def delete(self, admin) -> None:
@@ -123,8 +127,7 @@ class Event:
 def _schema(admin, topic: str):
     import fastavro
 
-    tenant, namespace, name = topic.split("://", 1)[1].split("/")
-    doc = admin.request("GET", f"/admin/v2/schemas/{tenant}/{namespace}/{name}/schema")
+    doc = admin.schema(topic)
     return fastavro.parse_schema(json.loads(doc["data"]))
 
 

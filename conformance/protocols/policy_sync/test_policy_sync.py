@@ -60,7 +60,7 @@ def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture 
 
 def _sees(admin, tenant: str) -> bool:
     try:
-        return tenant in (admin.request("GET", "/admin/v2/tenants", timeout=5) or [])
+        return tenant in (admin.tenants(timeout=5) or [])
     except AdminError:
         return False
 

@@ -25,6 +25,7 @@ import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.capture.schema import format_msg_id
+from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.wait import wait_quiet, wait_until
 
 from ...harness import evidence, timeline
@@ -71,7 +72,7 @@ class Outcome:
 
 
 def _cursor(cluster, topic: str) -> dict:
-    stats = cluster.admin().get_or_refusal(cluster.admin().topic_path(topic) + "/internalStats")
+    stats = or_refusal(cluster.admin().topic_internal_stats, topic)
     cursor = (stats.get("cursors") or {}).get(SUBSCRIPTION) or {}
     return {k: cursor.get(k) for k in ("markDeletePosition", "individuallyDeletedMessages", "readPosition")} | (
         {"lastConfirmedEntry": stats.get("lastConfirmedEntry")}) | ({"error": stats["error"]} if "error" in stats else {})
@@ -159,7 +160,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             line.mark(f"cursors: A markDelete {a_cursor.get('markDeletePosition')}, "
                       f"B markDelete {b_cursor.get('markDeletePosition')}")
             if plan.skip_on_b:
-                b.admin().request("POST", b.admin().topic_path(topic) + f"/subscription/{SUBSCRIPTION}/skip/{plan.skip_on_b}")
+                b.admin().skip_messages(topic, SUBSCRIPTION, plan.skip_on_b)
                 line.mark(f"BROKEN RUN: {plan.skip_on_b} messages skipped on B")
             within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
             line.mark("switch: the consumer moves to B")
