@@ -15,15 +15,26 @@ def write_atomic(path: Path, text: str) -> None:
     """Write beside ``path`` and rename over it: a reader sees the old file or the new one, never half.
 
     A failed write or rename (disk full, ``path`` a directory) removes the partial file: a
-    ``*.tmp`` left behind would be mistaken for output by the next reader of the folder.
+    ``*.tmp`` left behind would be mistaken for output by the next reader of the folder. A ``*.tmp``
+    that is a folder is nobody's partial file: it is left alone and the write's own error raised
+    (the cleanup must not replace it with an IsADirectoryError of its own).
     """
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = tmp_sibling(path)
     try:
         tmp.write_text(text)
         tmp.replace(path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if not tmp.is_dir():
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass  # the write's error says more than the cleanup's
         raise
+
+
+def tmp_sibling(path: Path) -> Path:
+    """Where ``write_atomic`` writes before the rename."""
+    return path.with_name(path.name + ".tmp")
 
 
 def check_output_path(path: str | Path, *, kind: Literal["file", "dir"] = "file", option: str = "--out",
@@ -48,6 +59,10 @@ def check_output_path(path: str | Path, *, kind: Literal["file", "dir"] = "file"
                              f"pass the path of a file, e.g. {option} {Path(path) / 'out.html'}")
         if target.exists() and not target.is_file():
             raise UsageError(f"{option} {path} exists and is not a regular file", f"pass a new path to {option}")
+        tmp = tmp_sibling(target)
+        if tmp.exists() and not tmp.is_file():  # write_atomic writes there first: a folder there fails the write
+            raise UsageError(f"{option} {path}: {tmp} exists and is not a regular file; the output is written "
+                             f"there first and renamed", f"remove {tmp} or pass another {option}")
         folder = target.parent
         if not folder.is_dir():
             raise UsageError(f"{option} {path}: directory {folder} does not exist",

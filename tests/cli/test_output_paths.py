@@ -46,3 +46,17 @@ def test_a_directory_is_expected(tmp_path):
     new = tmp_path / "a" / "b"
     assert check_output_path(new, kind="dir", empty=True) == new.resolve() and not (tmp_path / "a").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "full"]  # the probe left nothing
+
+
+def test_a_tmp_sibling_that_is_a_folder_is_refused_up_front_and_left_alone(tmp_path):
+    """``write_atomic`` writes FILE.tmp first: a folder there used to pass the check and end the run in
+    an IsADirectoryError traceback raised by the cleanup, after the work."""
+    (tmp_path / "page.html.tmp").mkdir()
+    with pytest.raises(UsageError, match=r"page\.html\.tmp exists and is not a regular file") as refused:
+        check_output_path(tmp_path / "page.html", kind="file", option="--html")
+    assert "remove" in refused.value.fix
+    with pytest.raises(IsADirectoryError):  # the write's own error, not the cleanup's
+        write_atomic(tmp_path / "page.html", "<html>")
+    assert (tmp_path / "page.html.tmp").is_dir() and not (tmp_path / "page.html").exists()
+    (tmp_path / "old.json.tmp").write_text("half")  # a stale partial file is simply overwritten
+    assert check_output_path(tmp_path / "old.json", kind="file") == (tmp_path / "old.json").resolve()

@@ -33,9 +33,6 @@ KNOWN: dict[str, str] = {
                            "unchecked to the tests' process (reports/certify._child_env copies os.environ and only "
                            "overwrites them when the option is given), which runs with them minutes later: check them "
                            "like the options, or drop them from the child's environment - owned by H2",
-    "compare-html-tmp-sibling-is-a-dir": "output paths: compare --html FILE whose FILE.tmp is a folder ends in an "
-                                         "IsADirectoryError traceback, exit 70, after the work (reports/compare.py, "
-                                         "pulsar_conformance/files.py) - owned by H2",
 }
 
 
