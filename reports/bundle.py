@@ -1,20 +1,25 @@
 """Assemble the certification bundle (docs/certify.md) from what the pytest run left in ``out``.
 
 Inputs: checks.jsonl (verdicts), junit.xml, allure-results/, spec/*.json, captures/*/
-(events, manifest, markers, verdict), logs/, deployment.json. Outputs: report.html,
-summary.json, PRODUCT.yaml, reproduce.md, allure categories and environment.
+(events, manifest, markers, verdict), logs/, deployment.json, e2e.log. Outputs: report.html,
+summary.json, PRODUCT.yaml (reports/product.py), reproduce.md, requirements.junit.xml
+(reports/junit.py), allure categories and environment, each allure result labelled with the
+requirements its test judged; then the manifest and the archive beside the folder (reports/archive.py).
 """
 from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
 
-from . import failover, identity, values
-from .junit import read_junit
+from pulsar_conformance.output import progress
+
+from . import archive, failover, identity, product, values
+from .junit import read_junit, write_requirements_junit
 from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
 
 CATEGORIES = [
@@ -50,6 +55,7 @@ def command_line(request) -> str:
 def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dict:
     """The bundle of one run of ``request`` (reports/request.CertifyRequest) from what its tests left in ``out``."""
     profile, deployment, run_id = request.profile, request.deployment, request.run_id
+    left_out = archive.prune(out)
     checks = load_checks(out)
     requirements = load_requirements()
     rows = requirement_rows(requirements, checks)
@@ -60,8 +66,11 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded,
                                    selected=selected)
     versions = identity.versions(out)
-    product = identity.product(deployment, out, vendor=request.vendor, name=request.product,
-                               pulsar_version=request.pulsar_version)
+    versions["suite_commit"] = suite_commit()
+    described, product_missing = product.describe(request, versions["pulsar"],
+                                                  identity._deployment_document(deployment))
+    described["pulsar_client"] = {"language": "python", "version": versions["pulsar_client_python"],
+                                  "cpp_version": versions["pulsar_client_cpp"]}
     captures = _captures(out)
     spec = _spec_results(out)
     counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"}}
@@ -71,17 +80,20 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "declared": declared,
         "narrowed": ({"excluded": excluded, "selected": selected} if excluded or selected else None),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "product": product, "versions": versions, "deployment": deployment.backend, "seed": request.seed,
+        "product": described, "product_missing": product_missing,
+        "versions": versions, "deployment": deployment.backend, "seed": request.seed,
         "configuration": {"migration_tls": request.migration_tls or "off"}
         if "cluster-migration" in profile.areas else {},
         "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],
         "anomalies": {c["name"]: c["verdict"] for c in captures},
         "spec": spec,
+        "bundle": {"archive": archive.archive_path(out).name, "manifest": archive.MANIFEST, "left_out": left_out},
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    (out / "PRODUCT.yaml").write_text(yaml.safe_dump(product, sort_keys=False))
+    (out / "PRODUCT.yaml").write_text(yaml.safe_dump(described, sort_keys=False))
     (out / "reproduce.md").write_text(_reproduce(summary, profile))
+    write_requirements_junit(out, summary)
     _allure_extras(out, summary)
     (out / "report.html").write_text(_render(summary, rows, checks, captures, spec, values.scenarios(out),
                                              failover.scenarios(out), out=out))
@@ -90,7 +102,33 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         # Redaction succeeded, but a credential reaching a file is itself a suite defect to fix.
         summary["redacted_files"] = touched
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    # last: the manifest must hash the files as they stay (redacted, pruned)
+    sealed = archive.seal(out)
+    progress(f"certify: archive {sealed['archive']} ({sealed['files']} files, SHA-256 manifest "
+             f"{archive.MANIFEST}; check it with: pulsar-conformance verify {sealed['archive']})")
     return summary
+
+
+def suite_commit() -> str | None:
+    """The git commit of the suite's checkout, ``+modified`` when tracked files differ from it; None for an
+    install that is no checkout. The module's own file must be tracked there, or a venv inside another
+    project's repository would report that project's commit."""
+    here = Path(__file__).resolve()
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(here.parent), *args], capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    if git("ls-files", "--error-unmatch", here.name) is None:
+        return None
+    commit = git("rev-parse", "HEAD")
+    if not commit:
+        return None
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return f"{commit}+modified" if changed else commit
 
 
 def _count(rows: list[dict]) -> dict:
@@ -166,6 +204,48 @@ def _allure_extras(out: Path, summary: dict) -> None:
         "".join(f"{k}={str(val).replace(chr(10), ' ')}\n" for k, val in env.items()))
     (allure / "executor.json").write_text(json.dumps(
         {"name": "pulsar-conformance certify", "type": "cli", "buildName": summary["run_id"]}))
+    _allure_requirements(allure, summary)
+
+
+def _allure_requirements(allure: Path, summary: dict) -> None:
+    """Label each allure result with the requirements its test judged, so Allure's Behaviors tab groups
+    the tests by area (feature) and requirement (story): ``requirement`` labels carry id and verdict.
+    A result is matched to its test as allure-pytest names it: ``fullName`` is the module path and the
+    function without parameters, ``name`` the test's name with them."""
+    judged: dict[tuple[str, str], list[str]] = {}
+    for check in summary["checks"]:
+        test = check.get("test") or ""
+        if "::" not in test:
+            continue
+        key = _allure_key(test)
+        for rid in check.get("requirements") or ():
+            if rid not in judged.setdefault(key, []):
+                judged[key].append(rid)
+    rows = {r["id"]: r for r in summary["requirements"]}
+    for path in sorted(allure.glob("*-result.json")):
+        try:
+            result = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        wanted = judged.get((result.get("fullName"), result.get("name")), [])
+        if not wanted:
+            continue
+        labels = [lb for lb in result.get("labels") or [] if lb.get("name") not in ("feature", "story", "requirement")]
+        for rid in wanted:
+            row = rows.get(rid) or {}
+            labels += [{"name": "feature", "value": row.get("area") or "other"}, {"name": "story", "value": rid},
+                       {"name": "requirement", "value": f"{rid} {row.get('strength', '')}: {row.get('verdict')}"}]
+        result["labels"] = [dict(t) for t in dict.fromkeys(tuple(lb.items()) for lb in labels)]
+        path.write_text(json.dumps(result))
+
+
+def _allure_key(nodeid: str) -> tuple[str, str]:
+    """(fullName, name) allure-pytest gives the test ``nodeid`` (allure_pytest.utils.allure_full_name)."""
+    path, *rest = nodeid.split("::")
+    name = rest[-1]
+    classes = "".join(f".{c}" for c in rest[:-1])
+    module = path[:-3] if path.endswith(".py") else path
+    return f"{module.replace('/', '.')}{classes}#{name.split('[', 1)[0]}", name
 
 
 def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(), out: Path | None = None) -> str:

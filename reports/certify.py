@@ -30,6 +30,8 @@ _check_client = check_client  # its old name here: tests/protocols/client_failov
 # An interrupted run owes the user a quick exit, not an orderly broker shutdown: after this the
 # tests' process group is killed and their deployments swept (JVMs killed, data discarded).
 INTERRUPT_GRACE_SECONDS = 15
+# pytest's whole output, in the bundle (Sonobuoy's e2e.log): the terminal's copy scrolls away
+E2E_LOG = "e2e.log"
 
 
 def run_certify(request: CertifyRequest) -> int:
@@ -68,7 +70,7 @@ def certify_once(request: CertifyRequest) -> dict:
                                      "observed": "probe of the tests' environment before the run"})
     env = client.child_env(_child_env(request))
     command = _pytest_command(request.profile, out, request.select)
-    outcome = _run_child(command, env)
+    outcome = _run_child(command, env, log=out / E2E_LOG)
     progress("certify: building the bundle...")
     from .bundle import build_bundle
 
@@ -119,8 +121,12 @@ def _pytest_command(profile, out: Path, select: str | None = None) -> list[str]:
     return command
 
 
-def _run_child(command: list[str], env: dict) -> int:
+def _run_child(command: list[str], env: dict, log: Path | None = None) -> int:
     """Run pytest with its report on our stderr (stdout stays for --json) and wait for its teardown.
+
+    With ``log``, the child writes into that file and a thread copies what it wrote to our stderr as
+    it comes: a file, not a pipe, so a process the tests leave behind holding the output open (a
+    JVM) cannot keep this process waiting, and the log holds everything whatever happens to us.
 
     The child runs in a process group of its own, so Ctrl-C and SIGTERM reach only this process,
     which passes it on as SIGINT (pytest's own interrupt path) and waits ``INTERRUPT_GRACE_SECONDS``. A child whose
@@ -129,7 +135,66 @@ def _run_child(command: list[str], env: dict) -> int:
     killed, and the deployments it owned are swept like those of any dead owner.
     """
     progress(f"certify: {shlex.join(command)}")
-    child = subprocess.Popen(command, env=env, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True)
+    if log is None:
+        return _wait_child(subprocess.Popen(command, env=env, stdout=sys.stderr, stderr=sys.stderr,
+                                            start_new_session=True))
+    with open(log, "ab") as sink:
+        sink.write(f"certify: {shlex.join(command)}\n".encode())
+        sink.flush()
+        follower = _Follower(log, sink.tell())
+        try:
+            child = subprocess.Popen(command, env=env, stdout=sink, stderr=sink, start_new_session=True)
+        except BaseException:
+            follower.stop()
+            raise
+    try:
+        return _wait_child(child)
+    finally:
+        follower.stop()
+
+
+class _Follower:
+    """Copies what is appended to ``path`` (from ``offset`` on) to our stderr until ``stop``, then the rest."""
+
+    POLL_SECONDS = 0.1
+
+    def __init__(self, path: Path, offset: int):
+        import threading
+
+        self.path, self.offset = path, offset
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="e2e-log", daemon=True)
+        self.thread.start()
+
+    def _copy(self, stream) -> None:
+        stream.seek(self.offset)
+        data = stream.read()
+        if data:
+            self.offset += len(data)
+            target = getattr(sys.stderr, "buffer", None)
+            if target is not None:
+                sys.stderr.flush()
+                target.write(data)
+                target.flush()
+            else:
+                sys.stderr.write(data.decode(errors="replace"))
+                sys.stderr.flush()
+
+    def _run(self) -> None:
+        with open(self.path, "rb") as stream:
+            while not self.done.wait(self.POLL_SECONDS):
+                self._copy(stream)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=5)
+        if self.thread.is_alive():  # stuck writing to a stderr nobody reads: the log has it all anyway
+            return
+        with open(self.path, "rb") as stream:  # what came after the thread's last look
+            self._copy(stream)
+
+
+def _wait_child(child: subprocess.Popen) -> int:
     interrupted = []
 
     def interrupt(signum, _frame):

@@ -46,7 +46,11 @@ def register(commands) -> None:
                         "or per configuration: migration-tls=off,advertised,on (baseline first); "
                         "each a bundle in OUT/AXIS-V, and OUT/compare.html side by side (exit 1 when any run fails)")
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
-    p.add_argument("--product", default=None, help="PRODUCT.yaml product name (default from the deployment file)")
+    p.add_argument("--product", default=None, metavar="NAME|FILE",
+                   help="PRODUCT.yaml: the product's name, or a YAML file (ending .yaml/.yml) with vendor, name, "
+                        "version, website_url, documentation_url, type (distribution, hosted, installer, managed) "
+                        "and contact_email_address, optionally product_logo_url, repo_url, description "
+                        "(docs/certify.md; default: the deployment file's product:, else Apache Pulsar as released)")
 
 
     p = commands.add("compare", _compare,
@@ -85,3 +89,7 @@ def _certify(args) -> int:
     from .request import certify_request
 
     return run_certify(certify_request(args))
+    from .product import check_deployment_product, check_option
+    # PRODUCT.yaml's input is checked with the cheap checks, before certify_request looks outside
+    args.product = check_option(args.product)
+    check_deployment_product(args.deployment)
