@@ -86,10 +86,10 @@ def _releases(args) -> int:
 
 def _certify(args) -> int:
     from .certify import run_certify
+    from .product import check_deployment_product, check_option
     from .request import certify_request
 
-    return run_certify(certify_request(args))
-    from .product import check_deployment_product, check_option
     # PRODUCT.yaml's input is checked with the cheap checks, before certify_request looks outside
     args.product = check_option(args.product)
     check_deployment_product(args.deployment)
+    return run_certify(certify_request(args))
