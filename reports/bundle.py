@@ -115,9 +115,9 @@ def suite_commit() -> str | None:
     project's repository would report that project's commit."""
     here = Path(__file__).resolve()
 
-    def git(*args: str) -> str | None:
+    def git(*words: str) -> str | None:
         try:
-            done = subprocess.run(["git", "-C", str(here.parent), *args], capture_output=True, text=True, timeout=20)
+            done = subprocess.run(["git", "-C", str(here.parent), *words], capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.TimeoutExpired):
             return None
         return done.stdout.strip() if done.returncode == 0 else None
