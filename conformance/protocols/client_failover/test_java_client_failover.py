@@ -22,7 +22,7 @@ from ...harness.recorder import Recorder
 from . import credentials, scenario, trace
 from .checks import CHECKS
 from .client import FailoverConfig
-from .test_client_failover import after, paused_primary, record_common, run_scenario, switch_figures
+from .record import after, paused_primary, record_common, run_scenario, switch_figures
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
