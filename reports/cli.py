@@ -72,6 +72,31 @@ def register(commands) -> None:
                    help="where releases.md and releases.html are written (default reports/releases-<time>/)")
 
 
+    p = commands.add("results", _results,
+                     "what a certification bundle (folder or .tar.gz) says: verdict, certified requirements, "
+                     "failures with evidence and findings; checked against its SHA-256 manifest first "
+                     "(exit: the run's verdict 0/1/2, 130 interrupted; 64 not a bundle or not matching its manifest)")
+    p.add_argument("bundle", metavar="BUNDLE|ARCHIVE", help="the folder certify wrote, its summary.json or its .tar.gz")
+
+    p = commands.add("verify", _verify,
+                     "check a certification bundle (folder or .tar.gz) against its SHA-256 manifest "
+                     "(exit 0 every file matches, 1 a file changed, is missing or was added, 2 no manifest, "
+                     "64 not a bundle)")
+    p.add_argument("bundle", metavar="BUNDLE|ARCHIVE", help="the folder certify wrote or its .tar.gz")
+
+
+def _results(args) -> int:
+    from .results import run_results
+
+    return run_results(args.bundle, args)
+
+
+def _verify(args) -> int:
+    from .results import run_verify
+
+    return run_verify(args.bundle, args)
+
+
 def _compare(args) -> int:
     from .compare import compare_request, run_compare
 
