@@ -106,7 +106,11 @@ def certify_request(args) -> CertifyRequest:
     repeat = check_repeat(args.repeat)
     matrix = parse_matrix(args.matrix)
     _check_not_both(args, matrix)
-    pulsar = check_release(args.pulsar_version) if args.pulsar_version else None
+    from_env = environment_options(args, matrix, profile)
+    pulsar_version = args.pulsar_version or from_env.get("pulsar_version")
+    java_client_version = args.java_client_version or from_env.get("java_client_version")
+    migration_tls = args.migration_tls or from_env.get("migration_tls")
+    pulsar = check_release(pulsar_version) if pulsar_version else None  # an environment value: checked already
     if args.client_version:
         check_client_release(args.client_version, "--client-version")
     if args.java_client_version:
@@ -122,10 +126,12 @@ def certify_request(args) -> CertifyRequest:
     for mode in ([args.migration_tls] if args.migration_tls else []) + (
             list(matrix.values) if matrix and matrix.axis == "migration-tls" else []):
         check_migration_tls(profile, mode, deployment)
+    if migration_tls and not args.migration_tls:
+        _as_environment("migration_tls", migration_tls, lambda mode: check_migration_tls(profile, mode, deployment))
     request = CertifyRequest(
         profile=profile, deployment=deployment, out=out, run_id=run_id, seed=args.seed, repeat=repeat, matrix=matrix,
         pulsar_version=str(pulsar) if pulsar else None, client_version=args.client_version,
-        java_client_version=args.java_client_version, migration_tls=args.migration_tls, exclude=exclude,
+        java_client_version=java_client_version, migration_tls=migration_tls, exclude=exclude,
         select=select, vendor=args.vendor, product=args.product, json=bool(getattr(args, "json", False)),
         deployment_option=args.deployment, out_option=args.out)
     _check_releases(request)
@@ -211,6 +217,61 @@ def parse_matrix(text: str | None) -> Matrix | None:
 
             tls_modes.check(value)
     return Matrix(axis, versions)
+
+
+# Environment values the tests' process reads, each the value of a certify option. certify hands
+# its environment to that process, so an unchecked one ran minutes later with whatever it said
+# (a made-up release, a TLS mode that does not exist) and ended the run "unknown".
+ENV_OPTIONS = {"pulsar_version": ("PULSAR_CONFORMANCE_PULSAR_VERSION", "--pulsar-version"),
+               "java_client_version": ("PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION", "--java-client-version"),
+               "migration_tls": ("PULSAR_CONFORMANCE_MIGRATION_TLS", "--migration-tls")}
+
+
+def environment_options(args, matrix: Matrix | None, profile: Profile) -> dict[str, str]:
+    """The environment values that stand for options the command line leaves out, each checked as
+    its option is (a refusal names the variable).
+
+    A value stands for its option so the request, and with it the bundle's configuration and
+    reproduce command, says what the tests ran with. The option, or a matrix over its axis, wins:
+    the value is then ignored (certify gives the tests' process the option's value) and said so.
+    A TLS mode is only a configuration of the cluster-migration profile: for any other profile it
+    is checked, not taken (the other tests never read it).
+    """
+    taken = {}
+    for field_name, (variable, option) in ENV_OPTIONS.items():
+        value = os.environ.get(variable, "")
+        if not value:  # unset or empty: the tests read both as "the default"
+            continue
+        if getattr(args, field_name, None) or (matrix and matrix.field == field_name):
+            given = option if getattr(args, field_name, None) else f"--matrix {matrix.axis}=..."
+            progress(f"certify: ${variable}={value!r} ignored: {given} decides")
+            continue
+        _as_environment(field_name, value, _CHEAP_CHECKS[field_name])
+        if field_name == "migration_tls" and "cluster-migration" not in profile.areas:
+            continue
+        taken[field_name] = value.strip() if field_name != "migration_tls" else value
+    return taken
+
+
+def _check_tls_name(value: str) -> None:
+    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
+
+    tls_modes.check(value)
+
+
+_CHEAP_CHECKS = {"pulsar_version": lambda v: check_release(v, "--pulsar-version"),
+                 "java_client_version": lambda v: check_release(v, "--java-client-version"),
+                 "migration_tls": _check_tls_name}
+
+
+def _as_environment(field_name: str, value: str, check) -> None:
+    """``check(value)``, its refusal restated as the environment variable's (the user gave no option)."""
+    variable, option = ENV_OPTIONS[field_name]
+    try:
+        check(value)
+    except UsageError as error:
+        raise UsageError(f"${variable}={value!r} (read as {option}): {error.problem}",
+                         f"unset {variable}, or set it to a value {option} accepts: {error.fix}") from None
 
 
 def _check_not_both(args, matrix: Matrix | None) -> None:

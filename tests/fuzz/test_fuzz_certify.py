@@ -28,11 +28,6 @@ PROFILE_NAMES = list(PROFILES)
 TLS_MODES = ("off", "advertised", "on", "on-no-tls-url")
 # Known failures, by class: "<what> - owned by H?" (strict xfails: remove the line once fixed).
 KNOWN: dict[str, str] = {
-    "env-inherited-knobs": "certify passes $PULSAR_CONFORMANCE_PULSAR_VERSION (abc, 9.9.9), "
-                           "$PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION (abc) and $PULSAR_CONFORMANCE_MIGRATION_TLS (bogus) "
-                           "unchecked to the tests' process (reports/certify._child_env copies os.environ and only "
-                           "overwrites them when the option is given), which runs with them minutes later: check them "
-                           "like the options, or drop them from the child's environment - owned by H2",
 }
 
 
