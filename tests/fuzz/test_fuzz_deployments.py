@@ -45,10 +45,6 @@ KNOWN: dict[str, str] = {
                                       "Maven Central before refusing it; certify refuses the same at once "
                                       "(reports/releases.check_release) - owner of fixtures/cli.py (not H1-H3; "
                                       "fixtures area, H3's closest)",
-    "document-cluster-name-non-ascii": "a cluster name with non-ASCII letters (é) passes the name check (Python's "
-                                       "unicode \\w; Pulsar's NamedEntity pattern is Java's ASCII \\w): status "
-                                       "exits 1, up/certify try to connect (fixtures/deploy/external.py "
-                                       "_CLUSTER_NAME needs re.ASCII) - owned by H3",
 }
 
 _CLOSED: list[socket.socket] = []
