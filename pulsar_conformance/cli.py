@@ -22,6 +22,7 @@ AREA_CLIS = (
     "pulsar_conformance.spark_checks.cli",
     "pulsar_conformance.reports.cli",
     "pulsar_conformance.conformance.protocols.metadata_migration.bench",
+    "pulsar_conformance.scaffold.cli",
 )
 
 

@@ -1,0 +1,240 @@
+"""``pulsar-conformance new-protocol``: a protocol generated into a copy of the checkout passes the
+wiring checks the project already has (catalog links, descriptor, profile, markers, CI budgets,
+its own offline tests), so docs/adding-a-protocol.md stays true because this test follows it; bad
+names are refused before anything is written, and a write that fails half-way leaves nothing.
+
+The copy is importable as ``pulsar_conformance`` (its area folders linked in as the installed
+layout has them) and put first on PYTHONPATH of the processes run in it, so they check the copy,
+not this checkout."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pulsar_conformance.cli import main
+from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
+from pulsar_conformance.scaffold import cli as scaffold_cli
+from pulsar_conformance.scaffold import render, tree
+
+ROOT = Path(__file__).resolve().parents[2]
+AREAS = ("spec", "conformance", "fixtures", "reports", "spark_checks")
+DOC = ROOT / "docs" / "adding-a-protocol.md"
+NAME, MODULE = "topic-fencing", "topic_fencing"
+# the wiring checks a new protocol must pass with no other edit (docs/adding-a-protocol.md)
+WIRING = ("tests/spec/test_protocols.py", "tests/spec/test_catalog.py", "tests/spec/test_declarations.py",
+          "tests/reports/test_checks.py", f"tests/protocols/{MODULE}")
+TESTS = ("tests/spec/conftest.py", "tests/spec/test_protocols.py", "tests/spec/test_catalog.py",
+         "tests/spec/test_declarations.py", "tests/spec/test_exploring.py", "tests/reports/conftest.py",
+         "tests/reports/test_checks.py", "tests/support")
+
+
+def _copy_checkout(into: Path) -> Path:
+    """The source folders, the pytest settings and the wiring tests; nothing else."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("pulsar_conformance", *AREAS):
+        shutil.copytree(ROOT / folder, into / folder, ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", into / "pyproject.toml")
+    for rel in TESTS:
+        source, target = ROOT / rel, into / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(source, target, ignore=ignore) if source.is_dir() else shutil.copy2(source, target)
+    (into / "tests" / "protocols").mkdir()
+    for area in AREAS:  # pulsar_conformance.spec is spec/, as setup.py maps it
+        (into / "pulsar_conformance" / area).symlink_to(Path("..") / area)
+    return into
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading) + len(heading)
+    end = text.find("\n## ", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _in(copy: Path, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([sys.executable, *argv], cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """(the copy, the files it had before, the command's JSON) after ``new-protocol topic-fencing``."""
+    copy = _copy_checkout(tmp_path_factory.mktemp("checkout"))
+    before = _files(copy)
+    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "new-protocol", NAME, "--root", str(copy),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return copy, before, json.loads(done.stdout)
+
+
+def test_it_writes_the_files_the_doc_lists_and_edits_nothing(generated):
+    copy, before, doc = generated
+    after = _files(copy)
+    assert before <= after, "a file of the checkout went missing"
+    new = after - before
+    listed = {p.replace("<name>", NAME).replace("<module>", MODULE) for p in re.findall(
+        r"`([a-z_/]+/[^`\s]*<(?:name|module)>[^`\s]*)`", _section(DOC.read_text(), "## What `new-protocol` writes"))}
+    assert new == listed, f"docs/adding-a-protocol.md lists {sorted(listed - new)} not written, " \
+                          f"and not {sorted(new - listed)}"
+    for path in before:  # nothing shared edited: every file it had is as it was
+        assert (copy / path).read_bytes() == (ROOT / path).read_bytes() or path.startswith("tests/"), path
+    assert doc["written"] == list(tree.targets(scaffold_cli.names_mod.names(NAME)))
+    assert not list(copy.glob(".new-protocol-*")), "the staging folder was left behind"
+
+
+def test_the_generated_protocol_passes_the_wiring_checks(generated):
+    """Catalog links and dangling spec links, descriptor (registry, CI budget per variant, profile,
+    marker), declarations, and the protocol's own offline tests, each parametrized over it."""
+    copy, _, _ = generated
+    done = _in(copy, "-m", "pytest", "-v", "-p", "no:cacheprovider", *WIRING)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    ran = done.stdout
+    assert f"[{NAME}]" in ran and "test_every_catalog_link_is_a_declared_check_and_every_check_is_linked[topic-fencing]" \
+        in ran and f"tests/protocols/{MODULE}/test_judge.py" in ran, ran[-3000:]
+    # the live test collects under --strict-markers: its marker comes from the descriptor
+    collected = _in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "--strict-markers",
+                    f"conformance/protocols/{MODULE}")
+    assert collected.returncode == 0 and "test_writes_are_applied" in collected.stdout, collected.stdout[-3000:]
+    marked = _in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "-m", MODULE, "conformance")
+    assert [line for line in marked.stdout.splitlines() if "::" in line] == [
+        f"conformance/protocols/{MODULE}/test_{MODULE}.py::test_writes_are_applied"], marked.stdout[-2000:]
+
+
+def test_the_spec_skeleton_checks_and_its_mutant_is_killed(generated):
+    copy, _, _ = generated
+    checked = _in(copy, "-m", "pulsar_conformance", "spec", "check", NAME, "--json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    killed = _in(copy, "-m", "pulsar_conformance", "spec", "mutants", NAME, "--json")
+    assert killed.returncode == 0 and "apply-ahead" in killed.stdout, killed.stdout + killed.stderr
+    planned = json.loads(_in(copy, "-m", "pulsar_conformance", "spec", "ci", "--dry-run", "--only", NAME,
+                             "--json").stdout)
+    assert [r["command"].split()[1:4] for r in planned["runs"]] == [["spec", "check", NAME], ["spec", "mutants", NAME]]
+
+
+def test_the_one_shared_edit_the_doc_names_is_still_needed(generated):
+    """docs/adding-a-protocol.md names one shared file to edit: tests/spec/test_exploring.py's
+    QUESTIONS and FORMULAS. When that list is derived instead, this fails: update the doc."""
+    copy, _, _ = generated
+    assert "tests/spec/test_exploring.py" in DOC.read_text()
+    done = _in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/spec/test_exploring.py::"
+               "test_every_spec_has_questions_and_formulas")
+    assert done.returncode == 1 and "add (spec, reachable, unreachable) to QUESTIONS" in done.stdout, done.stdout[-2000:]
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists(),
+                    reason="ruff is not installed (tox -e lint has it)")
+def test_the_generated_code_passes_ruff(generated):
+    copy, _, _ = generated
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    paths = [p for p in render.FILES.values() if p.endswith(".py")]
+    done = subprocess.run([ruff, "check", "--no-cache", *(p.format(name=NAME, module=MODULE) for p in paths)],
+                          cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+# ------------------------------------------------------------------ refusals
+
+
+@pytest.fixture
+def small_root(tmp_path):
+    """The folders and catalogs a checkout has, and one descriptor, without the code."""
+    for folder in tree.FOLDERS:
+        (tmp_path / folder).mkdir(parents=True)
+    for rel in ("spec/catalog/tenant-migration.yaml", "spec/catalog/pip-188.yaml",
+                "pulsar_conformance/protocols/tenant_migration.py"):
+        shutil.copy2(ROOT / rel, tmp_path / rel)
+    (tmp_path / "conformance/catalog").mkdir()
+    shutil.copy2(ROOT / "conformance/catalog/geo-replication.yaml", tmp_path / "conformance/catalog")
+    return tmp_path
+
+
+def refused(capsys, *argv) -> str:
+    code = main(["new-protocol", *argv])
+    err = capsys.readouterr().err
+    assert code == EXIT_BAD_INPUT, (argv, code, err)
+    assert err.startswith("error: new-protocol") and "\n  fix: " in err, err
+    return err
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("Topic", "not a protocol name"), ("topic_fencing", "not a protocol name"), ("-x", "not a protocol name"),
+    ("x-", "not a protocol name"), ("a--b", "not a protocol name"), ("9lives", "not a protocol name"),
+    ("../evil", "is a path"), ("a/b", "is a path"), ("/tmp/x", "is a path"), ("x.yaml", "is a path"),
+    ("topic fencing", "not a protocol name"), ("é", "not a protocol name"), ("a" * 41, "more than 40"),
+    ("smoke", "already uses"), ("full", "already uses"), ("class", "already uses"), ("conftest", "already uses"),
+    ("test-x", "already uses"), ("tenant-migration", "already has a protocol"),
+    ("geo-replication", "already has a protocol"), ("cluster-migration", "already has a protocol"),
+])
+def test_a_bad_name_is_refused_before_anything_is_written(capsys, small_root, name, said):
+    before = _files(small_root)
+    assert said in refused(capsys, "--root", str(small_root), "--", name)  # "--": a name such as "-x" is no option
+    assert _files(small_root) == before and not list(small_root.glob(".*"))
+
+
+def test_a_taken_prefix_a_bad_option_or_a_root_that_is_no_checkout_is_refused(capsys, small_root, tmp_path_factory):
+    before = _files(small_root)
+    assert "TM-R.. are taken" in refused(capsys, "tiered-migration", "--root", str(small_root))
+    assert "PIP188-R.. are taken" in refused(capsys, "pip-188-again", "--prefix", "PIP188", "--root", str(small_root))
+    assert "spec/catalog/pip-188.yaml already exists" in refused(capsys, "pip-188", "--root", str(small_root))
+    assert "--prefix" in refused(capsys, "tiered-migration", "--prefix", "tm", "--root", str(small_root))
+    assert "--title" in refused(capsys, "x", "--title", 'a"""b', "--root", str(small_root))
+    assert "--source" in refused(capsys, "x", "--source", "javascript:alert(1)", "--root", str(small_root))
+    assert _files(small_root) == before
+    empty = tmp_path_factory.mktemp("empty")
+    assert "not a pulsar-conformance checkout" in refused(capsys, "x", "--root", str(empty))
+    assert "not a pulsar-conformance checkout" in refused(capsys, "x", "--root", str(empty / "missing"))
+    assert list(empty.iterdir()) == []
+    # a part left from an earlier attempt: refused, not overwritten
+    (small_root / "conformance/protocols/topic_fencing").mkdir()
+    assert "already exist" in refused(capsys, NAME, "--root", str(small_root))
+
+
+def test_a_write_that_fails_half_way_leaves_the_checkout_as_it_was(small_root, monkeypatch):
+    before = _files(small_root)
+    real, calls = os.rename, []
+
+    def third_fails(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", str(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "rename", third_fails)
+    with pytest.raises(UsageError, match="No space left on device.*nothing was written"):
+        scaffold_cli.new_protocol(NAME, small_root)
+    assert len(calls) == 3 and _files(small_root) == before
+    assert not [p for p in small_root.rglob("*") if "topic" in p.name or p.name.startswith(".new-protocol")]
+    monkeypatch.setattr(os, "rename", real)
+    _, written = scaffold_cli.new_protocol(NAME, small_root, prefix="TF")  # and it works once it can write
+    assert all((small_root / w.rstrip("/")).exists() for w in written)
+
+
+def test_user_text_goes_into_the_files_as_literals(small_root):
+    """A title and source with quotes and dollars end up as strings, never as code."""
+    title, source = "PIP-999 it's (a+b)/c: x", "https://example.org/a?b=$c&d='e'"
+    scaffold_cli.new_protocol("pip-999", small_root, title=title, source=source)
+    descriptor = (small_root / "pulsar_conformance/protocols/pip_999.py").read_text()
+    assert f"title={title!r}" in descriptor and f"source={source!r}" in descriptor
+    catalog = (small_root / "spec/catalog/pip-999.yaml").read_text()
+    assert f"source: {json.dumps(source)}" in catalog and "id: PIP999-R01" in catalog
+
+
+def test_the_templates_are_package_data():
+    """A non-editable install must carry them: pyproject.toml's package-data rule matches each one."""
+    rules = re.search(r'"pulsar_conformance\.scaffold" = \[([^\]]*)\]', (ROOT / "pyproject.toml").read_text())
+    assert rules, "pyproject.toml has no package-data rule for pulsar_conformance.scaffold"
+    patterns = re.findall(r'"([^"]+)"', rules.group(1))
+    folder = ROOT / "pulsar_conformance" / "scaffold"
+    templates = {str(p.relative_to(folder)) for p in (folder / "templates").iterdir()}
+    assert templates == {t for t in templates if any(Path(t).match(p) for p in patterns)}
+    assert templates == {f"templates/{t}" for t in render.FILES}, "a template no FILES entry renders, or the reverse"
