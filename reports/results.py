@@ -69,13 +69,14 @@ def _verify(where: Path) -> Integrity:
     folders = [where / r["bundle"] for r in runs if isinstance(r, dict) and isinstance(r.get("bundle"), str)]
     if not folders or not all(f.is_dir() for f in folders):
         return integrity
-    series = Integrity(str(where), "series", manifest=True)
+    # one run with a manifest makes the series checkable: a run without one among them is a problem
+    series = Integrity(str(where), "series")
     for folder in folders:
         one = archive.verify(folder)
-        series.manifest = series.manifest and one.manifest
+        series.manifest = series.manifest or one.manifest
         series.files += one.files
         series.bytes += one.bytes
-        series.problems += [f"{folder.name}/{p}" for p in one.problems]
+        series.problems += [f"{folder.name}/{p}" if one.manifest else f"{folder.name}: {p}" for p in one.problems]
     return series
 
 

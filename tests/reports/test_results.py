@@ -113,3 +113,7 @@ def test_results_on_a_series_folder_verifies_each_run(tmp_path, capsys):
     (tmp_path / "series" / "run-2" / "checks.jsonl").write_text("")
     code, out, _ = _run(capsys, "results", str(tmp_path / "series"), "--json")
     assert code == 64 and "run-2/checks.jsonl: changed" in json.loads(out)["error"]
+    # a run whose manifest was removed does not make the series unverifiable and so readable
+    (tmp_path / "series" / "run-2" / "bundle-manifest.json").unlink()
+    code, out, _ = _run(capsys, "results", str(tmp_path / "series"), "--json")
+    assert code == 64 and "run-2: no bundle-manifest.json" in json.loads(out)["error"]
