@@ -31,7 +31,8 @@ NAME, MODULE = "topic-fencing", "topic_fencing"
 WIRING = ("tests/spec/test_protocols.py", "tests/spec/test_catalog.py", "tests/spec/test_declarations.py",
           "tests/reports/test_checks.py", f"tests/protocols/{MODULE}")
 TESTS = ("tests/spec/conftest.py", "tests/spec/test_protocols.py", "tests/spec/test_catalog.py",
-         "tests/spec/test_declarations.py", "tests/spec/test_exploring.py", "tests/reports/conftest.py",
+         "tests/spec/test_declarations.py", "tests/spec/test_exploring.py", "tests/spec/test_differential.py",
+         "tests/reports/conftest.py",
          "tests/reports/test_checks.py", "tests/support")
 
 
@@ -119,6 +120,9 @@ def test_the_spec_skeleton_checks_and_its_mutant_is_killed(generated):
     planned = json.loads(_in(copy, "-m", "pulsar_conformance", "spec", "ci", "--dry-run", "--only", NAME,
                              "--json").stdout)
     assert [r["command"].split()[1:4] for r in planned["runs"]] == [["spec", "check", NAME], ["spec", "mutants", NAME]]
+    # z3 and the interpreter read the skeleton alike, its variant and its mutant (the differential test)
+    agree = _in(copy, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/spec/test_differential.py", "-k", "topic")
+    assert agree.returncode == 0 and agree.stdout.count(" PASSED") == 2, agree.stdout[-2000:]
 
 
 def test_the_one_shared_edit_the_doc_names_is_still_needed(generated):
