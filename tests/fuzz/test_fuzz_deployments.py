@@ -41,10 +41,6 @@ from .values import (
 )
 
 KNOWN: dict[str, str] = {
-    "up-pulsar-version-unknown-line": "up --pulsar-version 9.9.9 / 85.73.44 (no such Pulsar line) runs mvn against "
-                                      "Maven Central before refusing it; certify refuses the same at once "
-                                      "(reports/releases.check_release) - owner of fixtures/cli.py (not H1-H3; "
-                                      "fixtures area, H3's closest)",
 }
 
 _CLOSED: list[socket.socket] = []
