@@ -59,8 +59,21 @@ def phases(doc: dict) -> tuple[bool | None, str]:
     if bad:
         return False, f"{said}; out of the PIP's order: {', '.join(bad)}"
     if seen[-1] not in ("COMPLETED", "FAILED"):
+        logged = _logged_end(doc)
+        if logged:
+            # the coordinator ended, the status did not say so (4.2.4 reads its flag back through the
+            # dual store, i.e. the copy taken while COPYING): the order is not judged on a status that
+            # stopped, and the status itself is PIP454-R09's
+            return None, (f"{said}; not judged: the status never left {seen[-1]}, while the broker logged the "
+                          f"migration {logged} (log line {doc['log_marks'][logged.lower()]}); see the rest check")
         return False, f"{said}; no end phase within {doc['plan']['timeout_s']:.0f} s"
     return True, said
+
+
+def _logged_end(doc: dict) -> str | None:
+    """COMPLETED or FAILED when the broker's log says the migration ended so (scenario.LOG_MARKS)."""
+    marks = doc.get("log_marks") or {}
+    return "COMPLETED" if marks.get("completed") is not None else "FAILED" if marks.get("failed") is not None else None
 
 
 def writes_refused(doc: dict) -> tuple[bool | None, str]:
@@ -238,6 +251,11 @@ def rest(doc: dict) -> tuple[bool | None, str]:
     said = f"POST start -> {start['status']}; status showed phases {phase_path(doc)} with target(s) {sorted(t or '' for t in targets)}"
     if not start["ok"]:
         return False, said + f"; refused: {str(start['body'])[:160]}"
+    logged = _logged_end(doc)
+    seen = [p["phase"] for p in doc["phases"]]
+    if logged and logged not in seen:
+        return False, said + (f"; the broker logged the migration {logged} (log line "
+                              f"{doc['log_marks'][logged.lower()]}) but the status never said so")
     return bool(targets) and None not in targets, said
 
 

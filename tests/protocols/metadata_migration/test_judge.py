@@ -193,3 +193,18 @@ def test_trace_validation_tells_a_spec_behaviour_from_one_that_is_not():
     assert ok is False and "NOT a behaviour" in said, said
     doc["phases"][-1]["phase"] = "FAILED"
     assert trace.evidence(doc)[0] is True
+
+
+def test_a_status_stuck_in_copying_after_a_logged_completion_fails_rest_and_leaves_the_order_unjudged():
+    # 4.2.4: the coordinator logs "Metadata Migration Complete", the status keeps answering COPYING
+    doc = conforming()
+    doc["phases"] = [p for p in doc["phases"] if p["phase"] != "COMPLETED"]
+    doc["log_marks"] = {**doc["log_marks"], "completed": None}
+    assert judge.phases(doc)[0] is False  # no end phase and nothing logged: the release never ended it
+    doc["log_marks"]["completed"] = 512
+    ok, said = judge.phases(doc)
+    assert ok is None and "never left COPYING" in said and "COMPLETED" in said
+    ok, said = judge.rest(doc)
+    assert ok is False and "never said so" in said
+    doc["phases"].append({"ns": doc["phases"][-1]["ns"] + 1, "phase": "COMPLETED", "target": doc["phases"][-1].get("target")})
+    assert judge.rest(doc)[0] is True
