@@ -6,13 +6,14 @@ directly (``pytest conformance``), the tests use the smoke profile and a tempora
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from pulsar_conformance.spec import catalog
 
 # "not applicable": the release under test lacks the feature (e.g. namespace-level migration before
 # Pulsar 3.2): neither a failure nor a pass, and the reason says what the release answered
@@ -50,12 +51,9 @@ class CertifyRun:
 _lock = threading.Lock()
 
 
-@functools.cache
 def catalog_requirements() -> tuple:
-    """The spec catalog's requirements and the conformance suite's own (same schema)."""
-    from pulsar_conformance.spec.catalog import load
-
-    return tuple(load().requirements + load(Path(__file__).parent / "catalog").requirements)
+    """The spec catalog's requirements and the conformance suite's own (assembled in the spec layer)."""
+    return catalog.requirements()
 
 
 def verdict_of(ok: bool | None) -> str:

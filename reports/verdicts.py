@@ -25,6 +25,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pulsar_conformance.conformance.harness import findings, sources
+from pulsar_conformance.spec.catalog import requirements as catalog_requirements
+
 # worst first; "not applicable" yields to any observed verdict of the same requirement, and
 # "differs" (another client's behaviour not followed: no conformance failure) to any verdict of a
 # check that judged the requirement on what it was taken from
@@ -44,14 +47,10 @@ def load_checks(out: Path) -> list[dict]:
 
 def load_requirements() -> list:
     """The spec catalog plus the conformance suite's own requirements (same schema)."""
-    from pulsar_conformance.conformance.run import catalog_requirements
-
     return list(catalog_requirements())
 
 
 def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
-    from pulsar_conformance.conformance.harness import findings, sources
-
     rows = []
     for req in requirements:
         mine = [c for c in checks if req.id in c["requirements"]]

@@ -18,9 +18,10 @@ no client (a broker's behaviour, or a client the scenario does not say) keep the
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import yaml
+
+from pulsar_conformance.spec import catalog
 
 KINDS = ("seed", "derived", "implementation", "suite")
 FROM_SEED = ("seed", "derived")
@@ -72,10 +73,8 @@ def verdict_for(req, row: dict) -> tuple[str, str]:
 @functools.cache
 def _catalog_fields() -> dict[str, dict]:
     """Every catalog entry's raw fields, for the ones the catalog loader does not carry yet."""
-    from pulsar_conformance.spec.catalog import HERE
-
     found: dict[str, dict] = {}
-    for directory in (HERE, Path(__file__).resolve().parents[1] / "catalog"):
+    for directory in (catalog.HERE, catalog.SUITE):
         for path in sorted(directory.glob("*.yaml")):
             for raw in (yaml.safe_load(path.read_text()) or {}).get("requirements", []) or []:
                 found[raw.get("id", "")] = raw

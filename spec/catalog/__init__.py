@@ -7,6 +7,7 @@ requirement with neither a spec element nor a conformance test must say why
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,9 @@ from pathlib import Path
 import yaml
 
 HERE = Path(__file__).parent
+# The conformance suite's own requirements (same schema), conformance/catalog: found by its place beside
+# this area, in the checkout and in an installed tree alike, so the spec layer imports nothing above it
+SUITE = HERE.parents[1] / "conformance" / "catalog"
 ID = re.compile(r"^PIP\d+-R\d{2}$|^[A-Z]+-R\d{2}$")
 STRENGTHS = ("MUST", "SHOULD", "MAY")
 
@@ -67,6 +71,13 @@ def load(directory: Path = HERE) -> Catalog:
             seen.add(req.id)
             catalog.requirements.append(req)
     return catalog
+
+
+@functools.cache
+def requirements() -> tuple[Requirement, ...]:
+    """Every requirement a verdict may name: the specs' catalog, then the conformance suite's own.
+    Assembled here, once, for the recorder (conformance) and the verdicts (reports) alike."""
+    return tuple(load().requirements + load(SUITE).requirements)
 
 
 def _requirement(file: str, area: str, raw: dict) -> Requirement:
