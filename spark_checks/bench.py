@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -17,9 +18,11 @@ from pathlib import Path
 import pyarrow.dataset as ds
 
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, UsageError
+from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit, progress
 
 from .capture_input import NEEDED, open_capture
+from .options import check_events, check_master
 from .synth import GROUND_TRUTH, generate
 
 ENGINES = ("spark", "duckdb", "python", "scan")
@@ -34,7 +37,21 @@ def run_bench(args) -> int:
     unknown = sorted(set(engines) - set(ENGINES))
     if unknown:
         raise UsageError(f"unknown engine(s) {unknown}", f"choose from {', '.join(ENGINES)}")
-    workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-spark-"))
+    # Every path and the master are checked before a capture is written or a JVM started: a typo
+    # used to cost the captures (and for --plot the whole bench) before its error.
+    workdir = check_output_path(args.workdir, kind="dir", option="--workdir") if args.workdir else None
+    plot = check_output_path(args.plot, kind="file", option="--plot") if args.plot else None
+    check_master(args.master, reach="spark" in engines)
+    owned = workdir is None  # our temporary folder: removed at the end, whatever the outcome
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="bench-spark-"))
+    try:
+        return _run(args, sizes, engines, workdir, plot)
+    finally:
+        if owned:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run(args, sizes: list[int], engines: list[str], workdir: Path, plot: Path | None) -> int:
     captures = {n: _capture(workdir, n, args.seed) for n in sizes}
     results: list[dict] = []
     spark_ctx = _SparkRunner(args.master) if "spark" in engines else None
@@ -60,8 +77,8 @@ def run_bench(args) -> int:
         if spark_ctx:
             spark_ctx.close()
     document = _summary(results, sizes, spark_ctx)
-    if args.plot:
-        _plot(results, args.plot)
+    if plot:
+        _plot(results, plot)
         document["plot"] = args.plot
     emit(args, document, lambda: _text(document))
     return EXIT_PASS if all(r["correct"] is not False for r in results) else EXIT_FAIL
@@ -74,6 +91,7 @@ def _sizes(text: str) -> list[int]:
         raise UsageError(f"--events {text!r} is not a comma-separated list of integers", "e.g. --events 1000000,10000000") from None
     if not sizes or sizes[0] < 20_000:
         raise UsageError("--events sizes must be at least 20000", "the ground truth needs room for its injections")
+    check_events(sizes[-1])
     return sizes
 
 
@@ -188,7 +206,7 @@ def _text(document: dict) -> str:
     return "\n".join(lines)
 
 
-def _plot(results: list[dict], path: str) -> None:
+def _plot(results: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -207,6 +225,5 @@ def _plot(results: list[dict], path: str) -> None:
     ax.set_title("check-capture throughput by engine (same machine, same run)")
     ax.legend()
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110)  # its folder exists: checked before the bench ran
     plt.close(fig)

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.redact import redact_url
 
 from .capture_input import open_capture
+from .options import check_master
 from .verdict import build_verdict
 
 ENGINES = ("spark", "duckdb", "python")
 
 
 def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -> dict:
+    check_master(master, reach=False)  # a typo in the option is reported before the capture is read
     capture = open_capture(run_dir)
     if engine == "spark":
-        _check_master_reachable(master)
+        check_master(master)
         from .engine_spark import run_checks as spark_checks
         from .session import spark_session
 
@@ -22,9 +25,11 @@ def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -
         except UsageError:
             raise
         except Exception as error:  # noqa: BLE001 - py4j and Spark raise many kinds
-            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:400]
+            # Spark's message may quote the master: masked there too
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0].replace(
+                master, redact_url(master))[:400]
             raise UsageError(
-                f"the Spark job could not run on {master}: {first_line}",
+                f"the Spark job could not run on {redact_url(master)}: {first_line}",
                 "check that Java 17 is the default java (or JAVA_HOME), and that a --master URL points at a "
                 "running Spark standalone master; Spark's own log is on stderr",
             ) from None
@@ -42,22 +47,3 @@ def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -
     return build_verdict(manifest=capture.manifest, events=parts["events"], sends=parts["sends"],
                          counts=parts["counts"], examples=parts["examples"], engine=engine)
 
-
-def _check_master_reachable(master: str) -> None:
-    """Spark retries an absent master for about a minute before failing; a TCP probe says so at once."""
-    import socket
-
-    if not master.startswith("spark://"):
-        return
-    for address in master[len("spark://"):].split(","):
-        host, _, port = address.rpartition(":")
-        try:
-            with socket.create_connection((host, int(port)), timeout=5):
-                return
-        except (OSError, ValueError):
-            continue
-    raise UsageError(
-        f"no Spark master answers at {master}",
-        "start one (spark-class org.apache.spark.deploy.master.Master --host 127.0.0.1 --port 7077) "
-        "or leave out --master to run in local mode",
-    )

@@ -23,7 +23,7 @@ def register(commands) -> None:
     synth.add_argument("--events", type=_positive, required=True, help="about how many events (rows) to write")
     synth.add_argument("--seed", type=int, default=1, help="random seed (same seed, same capture)")
     synth.add_argument("--out", required=True, help="run directory to write (events/, manifest.json, ground_truth.json)")
-    synth.add_argument("--per-class", type=int, default=None,
+    synth.add_argument("--per-class", type=_count, default=None,
                        help="anomalies injected per class (default: 5, or events/100000 up to 1000)")
     synth.add_argument("--clean", action="store_true", help="inject no anomaly (legitimate redeliveries remain)")
 
@@ -41,11 +41,24 @@ def register(commands) -> None:
     bench.add_argument("--plot", default=None, help="write a PNG of events/s per engine and size here")
 
 
+# argparse type checkers: argparse turns their ValueError into an error of the option (exit 64)
 def _positive(text: str) -> int:
     value = int(text.replace("_", ""))
     if value <= 0:
         raise ValueError(text)
     return value
+
+
+def _count(text: str) -> int:
+    """0 or more: numpy refused a negative count with a ValueError traceback, after the folder was made."""
+    value = int(text.replace("_", ""))
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+_positive.__name__ = "number (an integer, 1 or more)"
+_count.__name__ = "count (an integer, 0 or more)"
 
 
 def _check_capture(args) -> int:
@@ -58,8 +71,10 @@ def _check_capture(args) -> int:
 
 
 def _synth(args) -> int:
+    from .options import check_events
     from .synth import generate
 
+    check_events(args.events)
     check_output_path(args.out, kind="dir", option="--out")
     truth = generate(args.out, events=args.events, seed=args.seed, per_class=args.per_class, clean=args.clean)
     document = {"out": args.out, **{k: truth[k] for k in ("events", "messages", "seed", "clean", "counts")}}

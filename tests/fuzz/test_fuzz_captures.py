@@ -25,22 +25,6 @@ from pulsar_conformance.fixtures.capture.schema import FORMAT, KINDS, NON_NEGATI
 
 _UNOWNED = "owner not among H1-H3"
 KNOWN: dict[str, str] = {
-    "capture-master-credentials": "check-capture --master spark://u:PASSWORD@127.0.0.1:1 prints the password in "
-                                  "'no Spark master answers at ...' (spark_checks/check.py _check_master_reachable: "
-                                  "mask the URL with pulsar_conformance.redact) - owned by H3 (spark_checks)",
-    "capture-master-malformed": "check-capture --master local[abc] / local[0] / local[-1] / '' / spark:/x / bogus "
-                                "starts spark-submit (a JVM) before Spark refuses it: only spark:// masters are "
-                                "checked (spark_checks/check.py) - owned by H3 (spark_checks)",
-    "bench-spark-paths": "bench spark --workdir FILE: NotADirectoryError traceback, exit 70, after writing the "
-                         "capture; --plot DIR or --plot missing/p.png: checked only after Spark ran "
-                         f"- {_UNOWNED} (spark_checks/bench.py)",
-    "bench-spark-master": "bench spark --master spark://127.0.0.1:1 (nothing there) or local[abc]: the captures are "
-                          f"written and spark-submit started before the master is tried - {_UNOWNED} "
-                          "(spark_checks/bench.py; check.py has the spark:// probe to reuse)",
-    "bench-synth-per-class": "bench synth --per-class -1 (any negative) ends in a numpy ValueError traceback, exit 70 "
-                             f"(spark_checks/cli.py takes --per-class as a bare int) - {_UNOWNED} (spark_checks/cli.py)",
-    "bench-synth-events-huge": "bench synth --events 10**13 and more is accepted and writes until killed "
-                               f"(no cap on --events) - {_UNOWNED} (spark_checks/cli.py)",
     "bench-metadata-migration-pulsar-version": "bench metadata-migration --pulsar-version 37.30.3 (any text) is not "
                                                "checked: the bench builds Oxia with go first (go build in the cache) "
                                                f"- {_UNOWNED} (conformance/protocols/metadata_migration/bench.py)",
