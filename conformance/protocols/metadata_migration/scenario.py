@@ -14,6 +14,7 @@ polled every 50 ms, and the migration is started over REST. Then, by ``fault``:
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,7 +31,9 @@ DATA_TOPIC = f"persistent://{TENANT}/{BASE}/data"
 COORDINATOR = "/pulsar/migration-coordinator"
 PARTICIPANTS = f"{COORDINATOR}/participants"
 # the participant's and coordinator's own log lines, in the order the PIP requires them
-LOG_MARKS = {"ephemerals": "Found local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
+# (regular expressions: 4.2.4 logs "Found 3 local ephemeral nodes to recreate", 5.0.0-M1 "Found local
+# ephemeral nodes to recreate" with the count as an attribute: DualMetadataStore in each release)
+LOG_MARKS = {"ephemerals": r"Found (\d+ )?local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
              "copy": "Starting persistent data copy", "copied": "All data copied",
              "completed": "=== Metadata Migration Complete ===", "failed": "=== Metadata Migration Failed ==="}
 
@@ -257,7 +260,8 @@ def _retry(deployment, cluster_name: str, zk_port: int, oxia_url: str, line) -> 
             "participant_errors": [x for x in _errors(log, 6) if "participants" in x or "preparation" in x]}
 
 
-def _log_marks_of(log: str, needle: str) -> int | None:
-    return next((i for i, text in enumerate(log.splitlines()) if needle in text), None)
+def _log_marks_of(log: str, pattern: str) -> int | None:
+    found = re.compile(pattern)
+    return next((i for i, text in enumerate(log.splitlines()) if found.search(text)), None)
 
 

@@ -208,3 +208,13 @@ def test_a_status_stuck_in_copying_after_a_logged_completion_fails_rest_and_leav
     assert ok is False and "never said so" in said
     doc["phases"].append({"ns": doc["phases"][-1]["ns"] + 1, "phase": "COMPLETED", "target": doc["phases"][-1].get("target")})
     assert judge.rest(doc)[0] is True
+
+
+def test_the_log_marks_read_both_releases_lines():
+    # 4.2.4 puts the count in the message; the suite looked for 5.0.0-M1's words only and failed R03 on 4.2.4
+    from pulsar_conformance.conformance.protocols.metadata_migration.scenario import _log_marks
+
+    for line in ("INFO  DualMetadataStore - Found 3 local ephemeral nodes to recreate",
+                 "INFO  DualMetadataStore - Found local ephemeral nodes to recreate {\"count\":3}"):
+        assert _log_marks(f"start\n{line}\nStarting persistent data copy...")["ephemerals"] == 1
+    assert _log_marks("All data copied. total records=800")["copied"] == 0
