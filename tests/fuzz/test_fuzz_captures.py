@@ -23,14 +23,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from pulsar_conformance.fixtures.capture.schema import FORMAT, KINDS, NON_NEGATIVE, NOT_NULL, SCHEMA  # noqa: E402 - after the skip: the spark extra
 
-_UNOWNED = "owner not among H1-H3"
 KNOWN: dict[str, str] = {
-    "bench-metadata-migration-pulsar-version": "bench metadata-migration --pulsar-version 37.30.3 (any text) is not "
-                                               "checked: the bench builds Oxia with go first (go build in the cache) "
-                                               f"- {_UNOWNED} (conformance/protocols/metadata_migration/bench.py)",
-    "bench-metadata-migration-out": "bench metadata-migration --out is checked by mkdir after the whole bench (an "
-                                    "existing file: Oxia built, brokers started first) "
-                                    f"- {_UNOWNED} (conformance/protocols/metadata_migration/bench.py)",
 }
 TOPIC, SUB = "persistent://t/ns/a", "s1"
 LOOSE = pa.schema([pa.field(f.name, f.type, nullable=True) for f in SCHEMA])

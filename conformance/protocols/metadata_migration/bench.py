@@ -15,11 +15,15 @@ import time
 from pathlib import Path
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.files import check_output_path
+from pulsar_conformance.fixtures.deploy.versions import check_release
 from pulsar_conformance.output import emit, progress
 
 CLAIM_S = 30.0
 CLAIM_BYTES = 500 * 2**20
 VALUE_BYTES = 200  # about a managed ledger's info (ledgers list, properties)
+# PIP-454's implementation first shipped in 4.2.0 (test_metadata_migration.FIRST_RELEASE)
+FIRST_RELEASE = (4, 2)
 
 
 def register(commands) -> None:
@@ -28,7 +32,8 @@ def register(commands) -> None:
     p.add_argument("--sizes", default="1000,10000,100000", help="topics' worth of metadata, comma-separated")
     p.add_argument("--value-bytes", type=int, default=VALUE_BYTES,
                    help=f"bytes per seeded node (default {VALUE_BYTES}; larger values approach the PIP's 500 MB sooner)")
-    p.add_argument("--pulsar-version", default="5.0.0-M1", help="a Pulsar 5.x release (default 5.0.0-M1)")
+    p.add_argument("--pulsar-version", default="5.0.0-M1",
+                   help="a Pulsar release with PIP-454, 4.2.0 or later (default 5.0.0-M1)")
     p.add_argument("--out", default="bench-metadata-migration", help="folder for the JSON figures and the plot")
 
 
@@ -40,6 +45,13 @@ def _sizes(text: str) -> list[int]:
     if not sizes or sizes[0] < 1:
         raise UsageError(f"--sizes '{text}' is not a list of positive numbers", "write e.g. --sizes 1000,10000")
     return sizes
+
+
+def _check_release(text: str) -> None:
+    version = check_release(text)
+    if (version.major, version.minor) < FIRST_RELEASE:
+        raise UsageError(f"--pulsar-version {text}: PIP-454's metadata migration is in Pulsar 4.2.0 and later",
+                         "pass --pulsar-version 4.2.4 or 5.0.0-M1 (the default)")
 
 
 def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
@@ -105,6 +117,10 @@ def run_bench(args) -> int:
     if not 1 <= args.value_bytes <= 512 * 1024:
         raise UsageError(f"--value-bytes {args.value_bytes} is out of range",
                          "give 1 to 524288 (ZooKeeper refuses nodes near its 1 MB jute.maxbuffer)")
+    # Checked before Oxia is built and a broker started: a typo used to cost both, and an --out
+    # that cannot be a folder the whole bench
+    _check_release(args.pulsar_version)
+    out = check_output_path(args.out, kind="dir", option="--out")
     results = [one(size, args.pulsar_version, args.value_bytes) for size in sizes]
     base = next((r for r in results if r["window_s"]), None)
     for r in results:
@@ -115,7 +131,6 @@ def run_bench(args) -> int:
            "results": results,
            "extrapolated_500mb_copy_s": round(CLAIM_BYTES / max(rates)) if rates else None,
            "machine": {"cpus": os.cpu_count()}}
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "metadata-migration.json").write_text(json.dumps(doc, indent=2))
     _plot(results, out / "metadata-migration.png")
