@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pulsar_conformance.errors import UsageError
 
+from .core.nesting import nesting_depth
+
 # option attribute -> (option, lowest, highest): a bound outside makes no search or one that never ends
 INT_BOUNDS = {
     "depth": ("--depth", 0, 1000),
@@ -136,13 +138,9 @@ def read_itf(name: str) -> dict:
 
 
 def _depth(doc) -> int:
-    """How deep ``doc`` nests, without recursion."""
-    deepest, stack = 0, [(doc, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > ITF_MAX_DEPTH:
-            return deepest
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
+    """How deep ``doc`` nests."""
+    return nesting_depth(doc, _children, ITF_MAX_DEPTH)
+
+
+def _children(node):
+    return node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .model import Spec
+from .nesting import nesting_depth
 
 MAX_LENGTH = 1000  # characters of expression text
 MAX_DEPTH = 40  # nesting of the parsed tree
@@ -91,15 +92,8 @@ def _source(expression: str, node: ast.AST) -> str:
 
 
 def _depth_problem(tree: ast.AST) -> int:
-    """The deepest nesting of ``tree``, walked without recursion (the checks below recurse)."""
-    deepest, stack = 0, [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > MAX_DEPTH:
-            return deepest
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+    """The deepest nesting of ``tree`` (the checks below recurse)."""
+    return nesting_depth(tree, ast.iter_child_nodes, MAX_DEPTH)
 
 
 def parse(spec: Spec, expression: str) -> ast.Expression:
