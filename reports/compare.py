@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
-from pulsar_conformance.files import write_atomic
+from pulsar_conformance.files import check_output_path, write_atomic
+from pulsar_conformance.output import emit
 
 FORMAT = "pulsar-conformance-certification/1"
 RUN_VERDICTS = ("pass", "fail", "unknown")
@@ -210,15 +211,11 @@ class CompareRequest:
 
 
 def compare_request(paths, html: str | None, json_mode: bool) -> CompareRequest:
-    from pulsar_conformance.files import check_output_path
-
     target = check_output_path(html, kind="file", option="--html") if html else None
     return CompareRequest(tuple(load_all(paths)), target, json_mode)
 
 
 def run_compare(request: CompareRequest) -> int:
-    from pulsar_conformance.output import emit
-
     doc = compare(list(request.bundles))
     if request.html:
         write_atomic(request.html, render_html(doc))

@@ -20,6 +20,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
+from pulsar_conformance.fixtures.client_versions import ENV_DIR, ENV_VERSION, loaded_client
+from pulsar_conformance.redact import document_secrets
+from pulsar_conformance.redact import redact_tree as redact
 
 CLIENT_FILE = "client.json"
 ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"
@@ -54,7 +57,6 @@ def pytest_sessionfinish(session) -> None:
     out = os.environ.get(ENV_OUT)
     if not out or "pulsar" not in sys.modules or not Path(out).is_dir():
         return  # nothing imported it here: certify's probe of this environment stands
-    from pulsar_conformance.fixtures.client_versions import ENV_DIR, ENV_VERSION, loaded_client
 
     record = {**loaded_client(), "path": os.environ.get(ENV_DIR),
               "requested": os.environ.get(ENV_VERSION), "observed": "imported by the tests"}
@@ -124,14 +126,10 @@ def _deployment_document(deployment) -> dict:
 def secrets(deployment) -> list[str]:
     """Every credential the deployment file gives (tokens, URL passwords, OAuth2 secrets, key files),
     so the bundle can be scanned for them (pulsar_conformance/redact.document_secrets)."""
-    from pulsar_conformance.redact import document_secrets
-
     return document_secrets(_deployment_document(deployment)) if deployment.file else []
 
 
 def redact_tree(root: Path, secret_values: list[str]) -> list[str]:
     """Last line of defence: mask any credential found in a bundle file, and URL userinfo in text
     files; return the files touched (pulsar_conformance/redact.redact_tree)."""
-    from pulsar_conformance.redact import redact_tree as redact
-
     return redact(root, secret_values)

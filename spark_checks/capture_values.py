@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.fixtures.capture.schema import KINDS, NON_NEGATIVE, NOT_NULL
+from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES, KINDS, NON_NEGATIVE, NOT_NULL
 
 _FORMAT = "the capture format (docs/capture.md)"
 
@@ -49,8 +49,6 @@ def check_values(path: str, metadata: pq.FileMetaData) -> None:
 
 
 def _nullable() -> list[str]:
-    from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES
-
     return [name for name in COLUMN_NAMES if name not in NOT_NULL]
 
 

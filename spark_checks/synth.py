@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture.manifest import write_manifest
 from pulsar_conformance.fixtures.capture.schema import SCHEMA
 
@@ -122,8 +123,6 @@ def _choose_slots(rng, messages: int, injection: Injection) -> dict[str, set[int
     wanted = {name: getattr(injection, name) for name in names}
     available = max(0, (messages - 2 * SLOT_STRIDE) // SLOT_STRIDE)
     if sum(wanted.values()) > available:
-        from pulsar_conformance.errors import UsageError
-
         raise UsageError(
             f"{sum(wanted.values())} injections need {sum(wanted.values()) * SLOT_STRIDE * EVENTS_PER_MESSAGE:,} "
             f"events or more, but only {messages * EVENTS_PER_MESSAGE:,} were asked for",

@@ -6,7 +6,11 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 
+from pulsar_conformance.fixtures.capture.manifest import read_manifest
 from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES, event_files
+from pulsar_conformance.spark_checks.check import check_capture
+from pulsar_conformance.spark_checks.classes import CLASSES
+from pulsar_conformance.spark_checks.verdict import build_verdict
 
 
 def read_capture(run_dir) -> dict[str, list]:
@@ -32,11 +36,6 @@ def rows(columns: dict[str, list], **where) -> list[dict]:
 def spark_verdict(run_dir: Path, columns: dict) -> dict:
     """Spark's verdict on the capture; with no event at all nothing can be judged (unknown),
     which Spark would refuse as a capture that recorded nothing."""
-    from pulsar_conformance.fixtures.capture.manifest import read_manifest
-    from pulsar_conformance.spark_checks.check import check_capture
-    from pulsar_conformance.spark_checks.classes import CLASSES
-    from pulsar_conformance.spark_checks.verdict import build_verdict
-
     if not columns["kind"]:
         return build_verdict(manifest=read_manifest(run_dir), events=0, sends=0, counts=dict.fromkeys(CLASSES, 0),
                              examples={}, engine="none")

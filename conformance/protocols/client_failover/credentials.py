@@ -20,7 +20,7 @@ import pulsar
 from pulsar_conformance.files import write_atomic
 
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from . import trace
+from . import scenario, trace
 from .client import FailoverClient, FailoverConfig
 
 CONFIG = FailoverConfig("primary", ("s1",), interval_ms=200, failover_threshold=3, switch_back_threshold=3)
@@ -102,13 +102,11 @@ JAVA_CONFIG = FailoverConfig("primary", ("s1",), interval_ms=500, variant="contr
 def run_java(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, seed: int = 1):
     """The Java client pointed from the primary to s1 by its URL provider, each cluster's token
     handed over with it (``tokens`` overrides them: the suite's own tests give s1 the primary's)."""
-    from .scenario import run_java as run_scenario
-
     if deployment.process("primary") is None:  # the Python scenario killed it: this one needs it
         deployment.start("primary")
     given = {name: c.token for name, c in deployment.clusters.items()} | (tokens or {})
     topic = TOPIC.format(uuid.uuid4().hex[:8])
-    return run_scenario(deployment, run_dir, "java-credentials-on-switch", JAVA_CONFIG, topic,
+    return scenario.run_java(deployment, run_dir, "java-credentials-on-switch", JAVA_CONFIG, topic,
                         [(3.0, lambda f: f.point_to("s1")), (6.0, lambda f: None)], seed=seed, controlled=True,
                         tokens=given, drain_seconds=10.0), topic
 

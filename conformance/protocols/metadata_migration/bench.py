@@ -19,6 +19,8 @@ from pulsar_conformance.files import check_output_path
 from pulsar_conformance.fixtures.deploy.versions import check_release
 from pulsar_conformance.output import emit, progress
 
+from . import judge, stores
+
 CLAIM_S = 30.0
 CLAIM_BYTES = 500 * 2**20
 VALUE_BYTES = 200  # about a managed ledger's info (ledgers list, properties)
@@ -56,10 +58,8 @@ def _check_release(text: str) -> None:
 
 def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
     """``topics`` managed-ledger nodes under /managed-ledgers/bench/ns<k>/persistent; returns bytes written."""
-    from .stores import zookeeper_client
-
     value = b"x" * value_bytes
-    with zookeeper_client(zk_port) as zk:
+    with stores.zookeeper_client(zk_port) as zk:
         folders = (topics + 999) // 1000
         for k in range(folders):
             zk.ensure_path(f"/managed-ledgers/bench/ns{k}/persistent")
@@ -78,7 +78,8 @@ def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
 def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
     from pulsar_conformance.fixtures.deploy.local import LocalDeployment
 
-    from . import judge, observe, stores
+    # observe: the admin REST client (requests, the pulsar extra); the CLI imports this module at start
+    from . import observe
 
     deployment = LocalDeployment.launch(["zeta"], pulsar_version=version, name=f"bench-migration-{os.getpid()}",
                                         metadata="zk", oxia_server=True, heap_mb=1024)

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
-from pulsar_conformance.fixtures.deploy.metadata_sync import TOPIC
+from pulsar_conformance.fixtures.deploy.metadata_sync import TOPIC, syncer
 
 ABSENT = 0
 
@@ -161,6 +161,4 @@ def events(deployment, cluster: str, path: str | None = None, topic: str = TOPIC
 
 
 def syncer_stats(deployment, cluster: str, topic: str = TOPIC) -> dict:
-    from pulsar_conformance.fixtures.deploy.metadata_sync import syncer
-
     return syncer(deployment.admin(cluster), topic) or {}
