@@ -13,6 +13,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from . import __version__
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageError
 
 AREA_CLIS = (
@@ -99,6 +100,4 @@ def _report_usage_error(error: UsageError, json_mode: bool) -> None:
 
 
 def _version() -> str:
-    from . import __version__
-
     return f"pulsar-conformance {__version__}"

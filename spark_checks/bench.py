@@ -23,6 +23,7 @@ from pulsar_conformance.output import emit, progress
 
 from .capture_input import NEEDED, open_capture
 from .options import check_events, check_master
+from .session import spark_session
 from .synth import GROUND_TRUTH, generate
 
 ENGINES = ("spark", "duckdb", "python", "scan")
@@ -107,8 +108,6 @@ def _capture(workdir: Path, n: int, seed: int):
 
 class _SparkRunner:
     def __init__(self, master: str):
-        from .session import spark_session
-
         started = time.perf_counter()
         self._context = spark_session(master)
         self.spark = self._context.__enter__()

@@ -5,7 +5,9 @@ from pulsar_conformance.errors import UsageError
 from pulsar_conformance.redact import redact_url
 
 from .capture_input import open_capture
+from .engine_python import run_checks as python_checks
 from .options import check_master
+from .session import spark_session
 from .verdict import build_verdict
 
 ENGINES = ("spark", "duckdb", "python")
@@ -17,7 +19,6 @@ def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -
     if engine == "spark":
         check_master(master)
         from .engine_spark import run_checks as spark_checks
-        from .session import spark_session
 
         try:
             with spark_session(master) as spark:
@@ -39,8 +40,6 @@ def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -
 
         parts = duckdb_checks(capture)
     elif engine == "python":
-        from .engine_python import run_checks as python_checks
-
         parts = python_checks(capture)
     else:
         raise UsageError(f"unknown engine {engine!r}", f"use one of {', '.join(ENGINES)}")

@@ -5,6 +5,9 @@ from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit
 
+from .options import check_events
+from .verdict import verdict_text
+
 
 def register(commands) -> None:
     check = commands.add(
@@ -63,7 +66,6 @@ _count.__name__ = "count (an integer, 0 or more)"
 
 def _check_capture(args) -> int:
     from .check import check_capture
-    from .verdict import verdict_text
 
     document = check_capture(args.run_dir, engine=args.engine, master=args.master)
     emit(args, document, lambda: verdict_text(document))
@@ -71,7 +73,6 @@ def _check_capture(args) -> int:
 
 
 def _synth(args) -> int:
-    from .options import check_events
     from .synth import generate
 
     check_events(args.events)

@@ -6,7 +6,7 @@ error as evidence, and the scenario goes on to its later checks.
 from __future__ import annotations
 
 from ...harness.recorder import Recorder, check_safe
-from . import observe, tls_modes
+from . import observe, tls_modes, trace
 from .checks import CHECKS
 
 
@@ -154,8 +154,6 @@ def record_traces(rec: Recorder, out, prefix: str, *, latest: frozenset[str] = f
     migration. A pair whose subscription read nothing from green is a prefix of every behaviour,
     so it is unknown unless it already broke the spec.
     """
-    from . import trace
-
     for variant in ("auto-create", "no-auto-create"):
         for r in trace.validate_outcome(out.run_dir, variant=variant):
             subscription = r["check"].split("/")[-2]
