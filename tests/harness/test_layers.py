@@ -71,3 +71,20 @@ def test_no_two_areas_import_each_other():
     both = [f"{a} <-> {b}: {sorted(imports[a][b])} / {sorted(imports[b][a])}"
             for a in imports for b in imports[a] if a < b and a in imports.get(b, {})]
     assert both == []
+
+
+def test_tests_never_import_tests():
+    """A helper two test modules share lives in a module of its own (e.g. client_failover/record.py,
+    tests/fixtures/cli_helpers.py): importing a test module collects its tests twice over."""
+    offenders = []
+    for path in [*(ROOT / "tests").rglob("*.py"), *(ROOT / "conformance").rglob("test_*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + ([a.name for a in node.names] if not node.module else [])
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(part.startswith("test_") for name in names for part in name.split(".")):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
