@@ -22,26 +22,16 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 from pulsar_conformance.fixtures.capture.schema import FORMAT, KINDS, NON_NEGATIVE, NOT_NULL, SCHEMA  # noqa: E402 - after the skip: the spark extra
+from tests.support.captures import SUB, TOPIC, clean_rows  # noqa: E402 - after the skip, as above
 
 KNOWN: dict[str, str] = {
 }
-TOPIC, SUB = "persistent://t/ns/a", "s1"
 LOOSE = pa.schema([pa.field(f.name, f.type, nullable=True) for f in SCHEMA])
 ENGINES = st.sampled_from(["python", "duckdb", "spark", "python", "duckdb"])
 
 
 def _rows(n: int = 30) -> list[dict]:
-    rows = []
-    for seq in range(1, n + 1):
-        base = {"run_id": "r", "cluster": None, "topic": TOPIC, "uid": f"p0/{seq}", "producer": "p0", "seq": seq,
-                "key": None, "msg_id": None}
-        rows += [{**base, "ts_ns": 1_700_000_000_000_000_000 + seq, "client": "p0", "subscription": None,
-                  "kind": "send_ok", "redelivery_count": None},
-                 {**base, "ts_ns": 1_700_000_000_000_100_000 + seq, "client": "c1", "subscription": SUB,
-                  "kind": "receive", "redelivery_count": 0},
-                 {**base, "ts_ns": 1_700_000_000_000_200_000 + seq, "client": "c1", "subscription": SUB,
-                  "kind": "ack", "redelivery_count": None}]
-    return rows
+    return clean_rows(n)
 
 
 def _parquet(rows: list[dict], schema=LOOSE, **options) -> bytes:

@@ -18,27 +18,15 @@ from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture.manifest import write_manifest
 from pulsar_conformance.fixtures.capture.schema import SCHEMA
 from pulsar_conformance.spark_checks.capture_input import open_capture
+from tests.support.captures import SUB, TOPIC, clean_rows
 
 EXIT_BAD_INPUT = getattr(errors, "EXIT_BAD_INPUT", 2)
-TOPIC, SUB = "persistent://t/ns/a", "s1"
 # The contract's columns, every one nullable: what a foreign writer (or pandas) produces.
 LOOSE = pa.schema([pa.field(f.name, f.type, nullable=True) for f in SCHEMA])
 
 
 def _rows(n: int = 40) -> list[dict]:
-    """n messages sent, received and acked once: a clean capture."""
-    rows = []
-    for seq in range(1, n + 1):
-        uid = f"p0/{seq}"
-        base = {"run_id": "r", "cluster": None, "topic": TOPIC, "uid": uid, "producer": "p0", "seq": seq,
-                "key": None, "msg_id": None}
-        rows += [{**base, "ts_ns": 1_700_000_000_000_000_000 + seq, "client": "p0", "subscription": None,
-                  "kind": "send_ok", "redelivery_count": None},
-                 {**base, "ts_ns": 1_700_000_000_000_100_000 + seq, "client": "c1", "subscription": SUB,
-                  "kind": "receive", "redelivery_count": 0},
-                 {**base, "ts_ns": 1_700_000_000_000_200_000 + seq, "client": "c1", "subscription": SUB,
-                  "kind": "ack", "redelivery_count": None}]
-    return rows
+    return clean_rows(n)
 
 
 def _capture(tmp_path, rows: list[dict], **write_options):
