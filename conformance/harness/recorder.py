@@ -53,6 +53,23 @@ class Recorder:
         judged = self.checks.requirements(check, requirements)
         self._write(check, judged, "not applicable", reason, details, capture=False)
 
+    def verdict(self, check: str, fn, /, *args, details: dict | None = None, **kwargs) -> tuple | None:
+        """Record ``check`` from a pure judge ``fn(*args, **kwargs)`` returning ``(ok, evidence)`` or
+        ``(ok, evidence, figures)`` (figures become details). If the judge raises, ``check`` is
+        ``unknown`` with the error as evidence and the test goes on (check-safe, as ``judge``);
+        returns what the judge returned, or None."""
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - check-safe: a judge's error is its own unknown
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            self(check, None, f"the judge {getattr(fn, '__qualname__', fn)} raised {type(error).__name__}: {error} "
+                 f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); unknown in this run, not failed",
+                 **(details or {}), raised=type(error).__name__)
+            return None
+        ok, said, *rest = result
+        self(check, ok, said, **(details or {}), **(rest[0] if rest and isinstance(rest[0], dict) else {}))
+        return result
+
     def judge(self, name: str, requirements, fn, /, *args, **kwargs):
         """Run the judge ``fn(*args, **kwargs)``, which records through this recorder. If it raises,
         record ``<name>/raised`` as ``unknown`` for ``requirements`` (the ones it judges) with the

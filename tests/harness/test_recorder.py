@@ -107,3 +107,17 @@ def test_a_requirement_from_the_cpp_client_does_not_fail_the_java_clients_test(t
     assert name == "PIP121-R08" and value.startswith("differs") and "source: the C++ client does" in value
     assert "findings: F-121-2" in value
     rec.finish()  # no product defect: R08 is the C++ client's rule (and a SHOULD)
+
+
+def test_a_pure_judge_that_raises_leaves_its_check_unknown_and_the_next_check_recorded(tmp_path):
+    rec = recorder(tmp_path)
+
+    def broken(doc):
+        return doc["missing"]  # a judge's own bug: before, the KeyError took the test down
+
+    assert rec.verdict("s/migrated-command-sent", broken, {}) is None
+    rec.verdict("s/m-1/p-1/order", lambda doc: (True, "seq order kept", {"gaps": 0}), {}, details={"topic": "m-1"})
+    first, second = rec.rows
+    assert (first["check"], first["verdict"]) == ("s/migrated-command-sent", "unknown")
+    assert "raised KeyError" in first["evidence"] and "not failed" in first["evidence"]
+    assert (second["verdict"], second["details"]["gaps"], second["details"]["topic"]) == ("pass", 0, "m-1")

@@ -95,10 +95,8 @@ def test_migration_with_traffic(migrating, certify_run, request):
                       ("ephemerals-recreated", judge.ephemerals), ("participants-waited", judge.participants),
                       ("versions-preserved", judge.versions), ("after-cutover", judge.after_cutover),
                       ("rest", judge.rest)):
-        ok, said = fn(doc)
-        rec(f"metadata-migration/migrate/{check}", ok, said)
-    ok, said = judge.data_plane(doc, out.verdict)
-    rec("metadata-migration/migrate/data-plane", ok, said)
+        rec.verdict(f"metadata-migration/migrate/{check}", fn, doc)
+    rec.verdict("metadata-migration/migrate/data-plane", judge.data_plane, doc, out.verdict)
     ok, said, figures = judge.window(doc)
     rec("metadata-migration/migrate/read-only-window", ok, said, figures=figures)
     rec.finish()
@@ -110,12 +108,9 @@ def test_oxia_killed_during_the_copy(migrating, certify_run, request):
     doc, out, rec = _run(migrating, certify_run, request, "oxia-killed",
                          ["phases", "rollback", "participants-waited", "data-plane"], scenario.Plan(fault="oxia", nodes=50))
     _phases(rec, doc, "oxia-killed")
-    ok, said = judge.rollback(doc)
-    rec("metadata-migration/oxia-killed/rollback", ok, said)
-    ok, said = judge.participants(doc)
-    rec("metadata-migration/oxia-killed/participants-waited", ok, said)
-    ok, said = judge.data_plane(doc, out.verdict)
-    rec("metadata-migration/oxia-killed/data-plane", ok, said)
+    rec.verdict("metadata-migration/oxia-killed/rollback", judge.rollback, doc)
+    rec.verdict("metadata-migration/oxia-killed/participants-waited", judge.participants, doc)
+    rec.verdict("metadata-migration/oxia-killed/data-plane", judge.data_plane, doc, out.verdict)
     rec.finish()
 
 
@@ -125,8 +120,7 @@ def test_coordinator_killed_during_preparation(migrating, certify_run, request):
     doc, out, rec = _run(migrating, certify_run, request, "coordinator-killed", ["phases", "rollback"],
                          scenario.Plan(fault="coordinator", nodes=20, rate=0, timeout_s=90))
     _phases(rec, doc, "coordinator-killed")
-    ok, said = judge.rollback(doc)
-    rec("metadata-migration/coordinator-killed/rollback", ok, said)
+    rec.verdict("metadata-migration/coordinator-killed/rollback", judge.rollback, doc)
     rec.finish()
 
 

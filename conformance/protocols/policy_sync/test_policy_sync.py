@@ -104,8 +104,7 @@ def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scen
 
 def _judge(rec, out, *verdicts) -> None:
     for check, fn in verdicts:
-        ok, said = fn(out)
-        rec(f"policy-sync/{out.name}/{check}", ok, said, final=out.final)
+        rec.verdict(f"policy-sync/{out.name}/{check}", fn, out, details={"final": out.final})
 
 
 def test_enabled_by_the_setting(clusters, certify_run, request):

@@ -22,8 +22,8 @@ def _run(deployment, certify_run, request, name: str, plan: scenario.Plan):
     rec = Recorder(certify_run, request, out, CHECKS)
     for suffix, ok, said in judge.judge(out.figures, out.verdict):
         rec(f"tenant-migration/{name}/{suffix}", ok, said, **vars(out.figures))
-    ok, said = judge.markdelete_within_replicated(out.progress)
-    rec(f"tenant-migration/{name}/markdelete-within-replicated", ok, said)
+    rec.verdict(f"tenant-migration/{name}/markdelete-within-replicated", judge.markdelete_within_replicated,
+                out.progress)
     replayed = trace.replay(out.columns, out.topic, out.a_cursor.get("markDeletePosition"),
                             out.b_cursor.get("markDeletePosition"), out.b_positions, out.figures.duplicates)
     caught_up = out.figures.b_caught_up_s is not None or out.figures.replicator_at_switch is None
