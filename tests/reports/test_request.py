@@ -157,6 +157,10 @@ def test_out_in_a_read_only_directory():
         done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
                                code], capture_output=True, text=True, timeout=60, cwd="/", env={
                                    **os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        if "No module named 'pulsar_conformance'" in done.stderr:
+            # an environment the unprivileged user cannot read (tox makes .tox mode 0700): the
+            # unwritable case is covered without a user switch by the fuzz test's /proc paths
+            pytest.skip("the unprivileged user cannot read this Python environment (.tox is private)")
         assert done.returncode == 0, done.stderr[-2000:]
         lines = done.stdout.splitlines()
         assert len(lines) == 3 and all("cannot write in" in line and "permission denied" in line for line in lines), lines

@@ -1,7 +1,7 @@
 """PIP121-R11's judge (conformance/protocols/client_failover/judge.py): an acknowledged send that was
 never read is lost only when no cluster still holds it (issue 28: 174 "lost" on 3.3.2 could have
 been "never read")."""
-from conformance.protocols.client_failover.judge import acknowledged_lost
+from pulsar_conformance.conformance.protocols.client_failover.judge import acknowledged_lost
 
 
 def capture(sent, received):
