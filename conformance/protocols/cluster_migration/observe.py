@@ -109,19 +109,6 @@ def ask_namespace_migration(admin, namespace: str, case: str, migrated: bool = T
     return NamespaceMigrationAnswer(namespace, case, migrated, None, "")
 
 
-def namespace_migration_refusal(admin, namespace: str) -> tuple[bool, str] | None:
-    """(lacks, said) when blue refuses ``false`` on ``namespace``, else None (verdicts.lacks_namespace_migration
-    until it is replaced by namespace_level.lacking; a 404 naming the namespace raises, as before)."""
-    answer = ask_namespace_migration(admin, namespace, "fresh", migrated=False)
-    if answer.ok:
-        return None
-    if answer.lacks:
-        return True, answer.describe()
-    if answer.status is not None and answer.status >= 500:
-        return False, answer.describe() + ": the release has namespace-level migration, and it fails"
-    raise AdminError("POST", Admin.namespace_migration_path(namespace), answer.status, answer.said)
-
-
 def topic_state(cluster, topic: str) -> TopicState:
     admin = cluster.admin()
     out = TopicState(cluster.name, topic)

@@ -6,8 +6,7 @@ error as evidence, and the scenario goes on to its later checks.
 from __future__ import annotations
 
 from ...harness.recorder import Recorder, check_safe
-from . import observe, tls_modes, trace
-from .checks import CHECKS
+from . import tls_modes, trace
 
 
 def blue_log(deployment) -> str:
@@ -178,22 +177,4 @@ def not_created(blue, green) -> bool | None:
         return False
     if not blue.error.startswith("HTTP 404") or not green.entries:
         return None
-    return True
-
-
-def lacks_namespace_migration(certify_run, request, blue, namespace: str, scenario: str) -> bool:
-    """True, with ``<scenario>/namespace-level-migration`` recorded, when the release under test
-    cannot run a namespace-level migration: not applicable where it has none, a failure where it
-    has the endpoint and the call fails. A scenario built on it has nothing to observe then, and
-    its other requirements are left to the scenarios that can run."""
-    refusal = observe.namespace_migration_refusal(blue.admin(), namespace)
-    if refusal is None:
-        return False
-    lacks, said = refusal
-    rec = Recorder(certify_run, request, None, CHECKS)
-    if lacks:
-        rec.not_applicable(f"{scenario}/namespace-level-migration", said)
-    else:
-        rec(f"{scenario}/namespace-level-migration", False, said)
-    rec.finish()
     return True

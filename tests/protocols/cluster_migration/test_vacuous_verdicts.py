@@ -217,14 +217,19 @@ class _Blue:
 
 
 def test_namespace_migration_a_release_lacks_is_told_from_one_that_fails():
-    from pulsar_conformance.conformance.protocols.cluster_migration.observe import namespace_migration_refusal
+    from pulsar_conformance.conformance.protocols.cluster_migration import namespace_level
+    from pulsar_conformance.conformance.protocols.cluster_migration.observe import ask_namespace_migration
 
-    assert namespace_migration_refusal(_Blue(None, ""), "mig/moving") is None
-    lacks, said = namespace_migration_refusal(_Blue(405, "<html>Method Not Allowed</html>"), "mig/moving")
-    assert lacks and "no namespace-level migration" in said
+    assert ask_namespace_migration(_Blue(None, ""), "mig/moving", "fresh").ok
+    answer = ask_namespace_migration(_Blue(405, "<html>Method Not Allowed</html>"), "mig/moving", "fresh")
+    assert answer.lacks and "no namespace-level migration" in answer.describe()
     # Pulsar 3.3.2 (2026-11-24): the endpoint is there and its metadata store update fails
-    lacks, said = namespace_migration_refusal(
-        _Blue(500, '{"reason":"org.apache.pulsar.metadata.api.MetadataStoreException$NotFoundException"}'), "mig/moving")
-    assert not lacks and "HTTP 500" in said and "NotFoundException" in said and "it fails" in said
-    with pytest.raises(AdminError):  # a namespace that does not exist is the suite's problem, not the release's
-        namespace_migration_refusal(_Blue(404, '{"reason":"Namespace does not exist"}'), "mig/moving")
+    answer = ask_namespace_migration(
+        _Blue(500, '{"reason":"org.apache.pulsar.metadata.api.MetadataStoreException$NotFoundException"}'),
+        "mig/moving", "fresh")
+    assert not answer.lacks and not answer.ok
+    assert "HTTP 500" in answer.describe() and "NotFoundException" in answer.describe()
+    # a namespace that does not exist is the suite's problem, not the release's
+    with pytest.raises(RuntimeError, match="the suite asked"):
+        namespace_level.record(None, "namespace-migration", ask_namespace_migration(
+            _Blue(404, '{"reason":"Namespace does not exist"}'), "mig/moving", "fresh"))
