@@ -67,17 +67,17 @@ def record_common(rec, out, prefix: str, requirements: list[str]) -> None:
 def record_lost(rec, out, prefix: str) -> None:
     """PIP121-R11 from the capture and the clusters' backlogs after the client ended (judge.py)."""
     found = {k: v["count"] for k, v in out.verdict["anomalies"].items() if v.get("count")}
-    if out.verdict.get("valid") is None or not out.switches():
+    switches = out.switches()
+    if out.verdict.get("valid") is None or not switches:
         rec(f"{prefix}/nothing-acknowledged-lost", None,
-            f"not judged: {'no switch' if out.switches() == [] else 'Spark could not judge the capture'}",
-            anomalies=found)
+            f"not judged: {'Spark could not judge the capture' if switches else 'no switch'}", anomalies=found)
         return
-    final = out.switches()[-1].cluster
-    ok, said, figures = judge.acknowledged_lost(out.columns, out.backlogs, final, drain_complete=out.drain_complete)
+    ok, said, figures = judge.acknowledged_lost(out.columns, out.backlogs, switches[-1].cluster,
+                                                drain_complete=out.drain_complete)
     drained = (out.java or {}).get("drained")
     rec(f"{prefix}/nothing-acknowledged-lost", ok,
         f"{said}; Spark over {out.verdict['events']} captured events ({out.sends_ok} acknowledged sends) across "
-        f"{len(out.switches())} switch(es): {found or 'no anomaly'}" + (f"; Java harness: {drained}" if drained else ""),
+        f"{len(switches)} switch(es): {found or 'no anomaly'}" + (f"; Java harness: {drained}" if drained else ""),
         anomalies=found, **figures)
 
 

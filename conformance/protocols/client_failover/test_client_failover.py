@@ -22,7 +22,6 @@ from .trace import evidence
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
-TRACE_REQUIREMENTS = ["PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R08"]
 
 _secs = switchover.seconds
 
