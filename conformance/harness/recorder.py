@@ -61,10 +61,8 @@ class Recorder:
         try:
             result = fn(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - check-safe: a judge's error is its own unknown
-            where = traceback.extract_tb(error.__traceback__)[-1]
-            self(check, None, f"the judge {getattr(fn, '__qualname__', fn)} raised {type(error).__name__}: {error} "
-                 f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); unknown in this run, not failed",
-                 **(details or {}), raised=type(error).__name__)
+            self(check, None, f"{_raised(fn, error)}; unknown in this run, not failed", **(details or {}),
+                 raised=type(error).__name__)
             return None
         ok, said, *rest = result
         self(check, ok, said, **(details or {}), **(rest[0] if rest and isinstance(rest[0], dict) else {}))
@@ -83,10 +81,8 @@ class Recorder:
         try:
             return fn(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - check-safe: any error of a judge is its own unknown
-            where = traceback.extract_tb(error.__traceback__)[-1]
-            said = (f"the judge {getattr(fn, '__qualname__', fn)} raised {type(error).__name__}: {error} "
-                    f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); what it judges is unknown in this run, "
-                    "not failed, and the checks after it were still recorded")
+            said = (f"{_raised(fn, error)}; what it judges is unknown in this run, not failed, and the checks after "
+                    "it were still recorded")
             self._write(f"{name}/raised", wanted, "unknown", said,
                         {"raised": type(error).__name__, "traceback": traceback.format_exception(error)[-6:]})
             return None
@@ -130,6 +126,13 @@ class Recorder:
         assert not failed, "product defect: " + "\n".join(failed)
         if unknown:
             raise VerdictUnknown(f"not reached: {', '.join(unknown)}")
+
+
+def _raised(fn, error: Exception) -> str:
+    """What a judge that raised did, and where: the evidence of its unknown rows."""
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    return (f"the judge {getattr(fn, '__qualname__', fn)} raised {type(error).__name__}: {error} "
+            f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})")
 
 
 def check_safe(*requirements: str):
