@@ -12,6 +12,7 @@ import json
 import sys
 import traceback
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 
 from . import __version__
 from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, UsageError
@@ -24,6 +25,7 @@ AREA_CLIS = (
     "pulsar_conformance.reports.cli",
     "pulsar_conformance.conformance.protocols.metadata_migration.bench",
     "pulsar_conformance.scaffold.cli",
+    "pulsar_conformance.setup_cli",
 )
 
 
@@ -100,4 +102,10 @@ def _report_usage_error(error: UsageError, json_mode: bool) -> None:
 
 
 def _version() -> str:
-    return f"pulsar-conformance {__version__}"
+    """The installed distribution's version: from git at build time (setuptools-scm, pyproject.toml),
+    so a wheel and an editable install say which commit they are; ``__version__`` only when the
+    package runs uninstalled (PYTHONPATH on a checkout)."""
+    try:
+        return f"pulsar-conformance {version('pulsar-conformance')}"
+    except PackageNotFoundError:
+        return f"pulsar-conformance {__version__} (not installed: version unknown)"

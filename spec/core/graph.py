@@ -130,18 +130,21 @@ def coverage_table(spec: Spec, graph: StateGraph) -> str:
 
 
 def render(dot: str, out: Path) -> None:
-    """Write ``out`` as .dot, or .svg/.png through Graphviz (installed from Debian if missing)."""
+    """Write ``out`` as .dot, or .svg/.png through Graphviz; a missing Graphviz stops with its fix
+    (``pulsar-conformance setup --yes graph``), never installed unasked."""
     if out.suffix == ".dot":
         out.write_text(dot)
         return
     if out.suffix not in (".svg", ".png"):
         raise ValueError(f"{out}: write .dot, .svg or .png")
     if shutil.which("dot") is None:
-        from pulsar_conformance.debian import install
+        from pulsar_conformance import debian
 
-        why = install(["graphviz"], needed_for="drawing the state graph")
-        if why:
-            raise ValueError(f"{why}; write FILE.dot instead and render it elsewhere")
+        try:
+            debian.require("graph")
+        except debian.MissingPackages as missing:
+            missing.fix = f"{missing.fix}; or write FILE.dot and render it elsewhere"
+            raise
     tmp = out.with_name(out.name + ".tmp")
     done = subprocess.run(["dot", f"-T{out.suffix[1:]}", "-o", str(tmp)], input=dot, text=True,
                           capture_output=True, timeout=300, check=False)

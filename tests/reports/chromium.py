@@ -1,7 +1,9 @@
 """Headless Chromium for looking at reports as a person would (Debian's ``chromium`` package).
 
-Installed on first use with apt-get when missing (the tests' own setup, not a manual step);
-the tests skip, saying why, only when it is missing and apt-get cannot install it.
+Never installed by the tests: ``pulsar-conformance setup --yes screenshots`` does it when asked
+(CI's machine has it). A test that finds it missing calls tests/support/tools.unavailable, which
+skips on a developer's machine and FAILS under CI, so a screenshot CI means to take is never a
+silent skip.
 """
 from __future__ import annotations
 
@@ -14,13 +16,17 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 
 
 def ensure_chromium() -> tuple[str | None, str]:
-    from pulsar_conformance.debian import install
+    """Chromium's path, or None and why (with the command that installs it)."""
+    from pulsar_conformance import debian
 
     found = shutil.which("chromium")
     if found:
         return found, ""
-    why = install(["chromium"], needed_for="looking at reports in a browser")
-    return (None, why) if why else (shutil.which("chromium"), "")
+    try:
+        debian.require("screenshots")
+    except debian.MissingPackages as missing:
+        return None, str(missing)
+    return shutil.which("chromium"), ""
 
 
 def screenshot(browser: str, html: Path, png: Path, profile_dir: Path, *, width=1300, height=2400) -> None:
