@@ -11,8 +11,9 @@ Each row also carries what the report needs to be fair to the product (issue 28)
   client's code is not held against it (``sources``: its verdict there is ``differs``);
 - a configuration hazard of the run (``Checks.hazards``, ``hazards``) that explains a failure turns
   it into ``unknown``, the hazard and its fix in the row;
-- a judge that raises (``judge``, ``check_safe``) leaves an ``unknown`` row for its requirements with
-  the error as evidence, and the test goes on to record its later checks (Jepsen's check-safe).
+- judges are pure (``rows``: the scenario records what they return, ``record``); a judge that raises
+  leaves an ``unknown`` row for its requirements with the error as evidence, and the test goes on
+  to record its later checks (Jepsen's check-safe).
 
 The test's junit case carries one property per requirement a row judged: its verdict, the
 requirement's source ("the PIP says", "the C++ client does", "operators expect") and the findings
@@ -23,10 +24,12 @@ from __future__ import annotations
 import functools
 import inspect
 import traceback
+from collections.abc import Iterable
 
 from ..run import VerdictUnknown, catalog_requirements, record, verdict_of
 from . import findings, hazards, sources
 from .checks import Checks, UndeclaredCheck
+from .rows import NOT_APPLICABLE, Row
 
 
 class Recorder:
@@ -53,6 +56,31 @@ class Recorder:
         judged = self.checks.requirements(check, requirements)
         self._write(check, judged, "not applicable", reason, details, capture=False)
 
+    def record(self, rows: Iterable[Row]) -> list[dict]:
+        """Record the rows of a pure judge (``harness.rows``); returns what was written."""
+        written = []
+        for r in rows:
+            if r.raised:
+                written.append(self._raised(r))
+            elif r.verdict == NOT_APPLICABLE:
+                self.not_applicable(r.check, r.evidence, requirements=r.requirements, **r.details)
+                written.append(self.rows[-1])
+            else:
+                self(r.check, r.ok, r.evidence, requirements=r.requirements, **r.details)
+                written.append(self.rows[-1])
+        return written
+
+    def _raised(self, r: Row) -> dict:
+        """A judge raised: ``unknown`` for the requirements it judges, which its protocol must declare."""
+        wanted = sorted(set(r.requirements or ()))
+        undeclared = sorted(set(wanted) - self.checks.judged)
+        if not wanted or undeclared:
+            raise UndeclaredCheck(f"judge {r.check!r} names requirement(s) {undeclared or '(none)'} that no check of "
+                                  f"{self.checks.area} judges; name those its checks record ({self.checks.where})")
+        self._write(r.check, wanted, "unknown", r.evidence, dict(r.details))
+        return self.rows[-1]
+
+    # LEGACY: removed once every protocol records rows
     def verdict(self, check: str, fn, /, *args, details: dict | None = None, **kwargs) -> tuple | None:
         """Record ``check`` from a pure judge ``fn(*args, **kwargs)`` returning ``(ok, evidence)`` or
         ``(ok, evidence, figures)`` (figures become details). If the judge raises, ``check`` is

@@ -14,7 +14,8 @@ import pytest
 
 from pulsar_conformance.conformance.harness.checks import Check, Checks, UndeclaredCheck
 from pulsar_conformance.conformance.harness.hazards import Hazard
-from pulsar_conformance.conformance.harness.recorder import Recorder, check_safe
+from pulsar_conformance.conformance.harness.recorder import Recorder
+from pulsar_conformance.conformance.harness.rows import from_judge, judges, row
 from pulsar_conformance.conformance.run import CertifyRun, VerdictUnknown
 
 CHECKS = Checks("cluster-migration", "here.py", ("s",), (
@@ -31,15 +32,15 @@ def recorder(tmp_path, checks: Checks = CHECKS, **options) -> Recorder:
     return Recorder(run, SimpleNamespace(node=node), None, checks, **options)
 
 
-@check_safe("PIP188-R01", "PIP188-R03")
-def judge_broken(rec: Recorder, topics: list[str], prefix: str) -> None:
-    rec(f"{prefix}/m-1/p-1/redirected", False, "stored 0 sends on green")
+@judges("PIP188-R01", "PIP188-R03")
+def judge_broken(topics: list[str], prefix: str):
+    yield row(f"{prefix}/m-1/p-1/redirected", False, "stored 0 sends on green")
     raise KeyError("p-2")  # a judge's own bug, halfway through
 
 
 def test_a_judge_that_raises_records_unknown_for_its_requirements_and_the_test_goes_on(tmp_path):
     rec = recorder(tmp_path)
-    assert judge_broken(rec, ["m-1", "m-2"], "s") is None  # before: KeyError took the test down here
+    rec.record(judge_broken(["m-1", "m-2"], "s"))  # before: KeyError took the test down here
     rec("s/m-1/p-1/order", True, "seq order kept")  # a later check still gets its row
     raised = next(r for r in rec.rows if r["check"].endswith("/raised"))
     assert raised["check"] == "s/judge_broken/raised" and raised["verdict"] == "unknown"
@@ -53,15 +54,24 @@ def test_a_judge_that_raises_records_unknown_for_its_requirements_and_the_test_g
 
 
 def test_a_judge_that_raises_before_recording_breaks_the_test_as_unknown(tmp_path):
+    @judges("PIP188-R01")
+    def traces(prefix: str):
+        yield row(f"{prefix}/x", None, str(1 / 0))
+
     rec = recorder(tmp_path)
-    rec.judge("s/traces", ["PIP188-R01"], lambda: 1 / 0)
+    rec.record(traces("s"))
     with pytest.raises(VerdictUnknown, match="s/traces/raised"):
         rec.finish()
 
 
 def test_a_judge_must_name_requirements_its_protocol_judges(tmp_path):
+    @judges("PIP188-R99")
+    def x(prefix: str):
+        raise ValueError("broken")
+        yield
+
     with pytest.raises(UndeclaredCheck, match="PIP188-R99"):
-        recorder(tmp_path).judge("s/x", ["PIP188-R99"], lambda: None)
+        recorder(tmp_path).record(x("s"))
 
 
 HAZARD = Hazard("--mode bad", ("PIP188-R03", "PIP188-R16"), "clients were given no URL they can use",
@@ -115,8 +125,9 @@ def test_a_pure_judge_that_raises_leaves_its_check_unknown_and_the_next_check_re
     def broken(doc):
         return doc["missing"]  # a judge's own bug: before, the KeyError took the test down
 
-    assert rec.verdict("s/migrated-command-sent", broken, {}) is None
-    rec.verdict("s/m-1/p-1/order", lambda doc: (True, "seq order kept", {"gaps": 0}), {}, details={"topic": "m-1"})
+    rec.record([from_judge("s/migrated-command-sent", broken, {}),
+                from_judge("s/m-1/p-1/order", lambda doc: (True, "seq order kept", {"gaps": 0}), {},
+                           details={"topic": "m-1"})])
     first, second = rec.rows
     assert (first["check"], first["verdict"]) == ("s/migrated-command-sent", "unknown")
     assert "raised KeyError" in first["evidence"] and "not failed" in first["evidence"]

@@ -1,1 +1,11 @@
-"""Geo-replication between two clusters: the ground the migration protocols stand on."""
+"""Geo-replication between two clusters: the ground the migration protocols stand on.
+
+- ``outcome``: what a run leaves to be judged (``Outcome``: Spark's verdict, the outage, the deliveries);
+- ``scenario``: the traffic through a replication outage on a deployment, returning the outcome;
+- ``observe``: the deliveries per subscription, read back from the capture;
+- ``judge``: GEO-R01 and GEO-R02 as a pure function of the outcome;
+- ``checks``: the checks declared with the requirements they judge (conformance/catalog/geo-replication.yaml);
+- ``trace``: the projection onto a spec (none yet: the descriptor names none);
+- ``verdicts``: the old import path of the judge for tests/reports/test_verdicts.py, until it moves;
+- ``test_geo_replication``: the live scenario.
+"""

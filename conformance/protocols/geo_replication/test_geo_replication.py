@@ -1,128 +1,21 @@
-"""Geo-replication blue -> green through a replication outage, recorded by the capture and
-judged by the Spark checks (docs/spark-checks.md).
-
-A producer on blue sends keyed messages at a steady rate in three phases: replication up,
-replication cut (the suite's fault proxy resets the blue<->green link), replication healed.
-A subscription on blue and one on green must each see every acknowledged message once, in
-order per key. The timeline markers (cut, heal) go into the capture directory for the report.
-"""
+"""Geo-replication blue -> green through a replication outage on real clusters (scenario.py),
+recorded by the capture and judged by the Spark checks (docs/spark-checks.md) through judge.py."""
 from __future__ import annotations
 
-import json
-import random
-import time
-
-import pulsar
 import pytest
 
-from pulsar_conformance.fixtures.capture import Capture
-from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
-from pulsar_conformance.output import progress
-from pulsar_conformance.wait import wait_until
+from pulsar_conformance.reports.profiles import get_profile
 
-from ...harness import evidence, timeline
-from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from ...run import VerdictUnknown, record
-from .verdicts import judge
+from ...harness.recorder import Recorder
+from . import judge, scenario
+from .checks import CHECKS
 
 pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar, pytest.mark.spark]
 
-KEYS = [f"k{i}" for i in range(8)]
-RATE = 400  # messages/s: slow enough to draw a timeline, fast enough to finish in seconds
-
-
-def _phase(producer, rng, count, failures):
-    def done(result, _msg_id):
-        if result != pulsar.Result.Ok:
-            failures.append(str(result))
-
-    interval = 20 / RATE
-    for start in range(0, count, 20):
-        began = time.monotonic()
-        for _ in range(min(20, count - start)):
-            producer.send_async(b"x" * 64, done, key=rng.choice(KEYS))
-        time.sleep(max(0.0, interval - (time.monotonic() - began)))
-    producer.flush()
-
-
-def _counting_listener(counts, name):
-    def listener(consumer, message):
-        counts[name] += 1
-        consumer.acknowledge(message)
-
-    return listener
-
-
-def _wait(predicate, seconds):
-    return wait_until(predicate, timeout=seconds, interval=0.2)
-
 
 def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicated_namespace, certify_run, request):
-    from pulsar_conformance.reports.profiles import get_profile
-
-    messages = get_profile(certify_run.profile).messages
-    per_phase = messages // 3
-    rng = random.Random(certify_run.seed)
-    topic = f"persistent://{replicated_namespace}/geo-smoke"
-    run_dir = certify_run.directory("captures", "geo-replication")
-    line, failures = timeline.Timeline(), []
-    counts = {"c-blue": 0, "c-green": 0}
-    outage = {"reached": False, "why": ""}
-    blue = pulsar_deployment.clusters["blue"].client()
-    green = pulsar_deployment.clusters["green"].client()
-    try:
-        with Capture(run_dir, must_see=[(topic, "audit-blue"), (topic, "billing-green")], allowed=["recovered"],
-                     scenario={"seed": certify_run.seed, "messages": per_phase * 3, "rate": RATE,
-                               "operations": "send, cut blue<->green, send, heal, send"}) as capture:
-            # Subscriptions and the producer exist before the cut: in a namespace replicated to an
-            # unreachable peer, creating a topic hangs (docs/deployments.md, findings).
-            capture.consumer(green, topic, "billing-green", name="c-green", cluster="green",
-                             message_listener=_counting_listener(counts, "c-green"))
-            capture.consumer(blue, topic, "audit-blue", name="c-blue", cluster="blue",
-                             message_listener=_counting_listener(counts, "c-blue"))
-            producer = capture.producer(blue, topic, name="p-blue", cluster="blue",
-                                        batching_enabled=True, batching_max_publish_delay_ms=5)
-            progress(f"sending {3 * per_phase} messages in three phases: replication up, cut, healed")
-            _phase(producer, rng, per_phase, failures)
-            try:
-                pulsar_deployment.cut("blue", "green")
-                line.mark("replication cut blue<->green")
-                time.sleep(1.0)  # in-flight replication settles before we measure the silence
-                green_at_cut = counts["c-green"]
-                _phase(producer, rng, per_phase, failures)
-                time.sleep(1.0)
-                silent = counts["c-green"] == green_at_cut
-                pulsar_deployment.heal("blue", "green")
-                line.mark("replication healed")
-                outage = {"reached": silent,
-                          "why": "green received nothing while the link was cut" if silent else
-                          f"green kept receiving during the cut ({counts['c-green'] - green_at_cut} messages): "
-                          "the cut did not stop replication"}
-            except FaultUnsupported as error:
-                outage = {"reached": False, "why": f"the deployment cannot cut replication: {error}"}
-                _phase(producer, rng, per_phase, failures)
-            _phase(producer, rng, per_phase, failures)
-            sent = 3 * per_phase - len(failures)
-            # Wait for the backlog to drain; the verdict itself comes from the capture, not these counters.
-            _wait(lambda: counts["c-green"] >= sent and counts["c-blue"] >= sent, 120)
-            time.sleep(1.0)  # late duplicates, if any, land in the capture too
-    finally:
-        for name, client in (("blue", blue), ("green", green)):
-            try:  # a close stuck in C++ must not hang the certification (harness/deadline.py)
-                within(CLIENT_CALL_DEADLINE_S, f"{name} client close()", client.close)
-            except Hung as hung:
-                line.hung([hung.call])
-    verdict = timeline.spark_verdict(run_dir, evidence.read_capture(run_dir), line)
-    timeline.save(run_dir, "geo-replication", None, line.markers, verdict)
-    rows = judge(run_dir, verdict, outage, failures, line.markers)
-    for row in rows:
-        record(certify_run, test=request.node.nodeid, **row)
-    said = rows[0]["evidence"]
-
-    assert verdict["valid"] is not False, (
-        f"product defect: geo-replication lost, duplicated or reordered messages: {said}; "
-        f"examples: {json.dumps({k: v['examples'][:2] for k, v in verdict['anomalies'].items() if v['count']})}")
-    if verdict["valid"] is None:
-        raise VerdictUnknown(f"the capture cannot decide: {verdict.get('unknown_reason')}")
-    if not outage["reached"]:
-        raise VerdictUnknown(f"GEO-R02 not reached: {outage['why']}")
+    out = scenario.run(pulsar_deployment, replicated_namespace, certify_run.directory("captures", "geo-replication"),
+                       messages=get_profile(certify_run.profile).messages, seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge(out))
+    rec.finish()

@@ -1,0 +1,22 @@
+"""Verdicts of the geo-replication scenario as a pure function of its outcome (outcome.py): Spark's
+verdict over the capture, whether the outage was reached, the deliveries per subscription. A
+recorded or corrupted capture is judged by exactly the code the live test uses."""
+from __future__ import annotations
+
+from ...harness.rows import Row, row
+from .outcome import Outcome
+
+
+def judge(out: Outcome) -> list[Row]:
+    """GEO-R01 (everything acknowledged on blue delivered on green, once, in order) and GEO-R02
+    (what was published during the outage arrives once it is back, judged only if it was reached)."""
+    counts = ", ".join(f"{k}={v['count']}" for k, v in out.verdict["anomalies"].items() if v["count"])
+    seen = ", ".join(f"{sub} {n}" for sub, n in sorted(out.deliveries.items())) or "none"
+    evidence = f"{out.verdict['events']} events; deliveries per subscription: {seen}; anomalies: {counts or 'none'}"
+    valid = out.verdict["valid"]
+    return [
+        row("geo-replication/blue-to-green", valid, evidence, send_failures=out.failures[:5]),
+        row("geo-replication/after-outage", valid if out.outage.reached else None,
+            f"{out.outage.why}; after healing: {evidence}", markers=out.markers),
+    ]
+

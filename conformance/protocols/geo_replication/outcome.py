@@ -1,0 +1,23 @@
+"""What a geo-replication run leaves to be judged (saved beside its capture as outcome.json by
+harness/outcome.py): Spark's verdict over the capture, whether the outage was reached, the sends
+that failed, the timeline's markers and the deliveries per subscription read back from the capture."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Outage:
+    reached: bool = False
+    why: str = ""
+
+
+@dataclass
+class Outcome:
+    run_dir: Path
+    verdict: dict  # Spark's verdict over the capture (docs/spark-checks.md)
+    outage: Outage
+    failures: list[str] = field(default_factory=list)  # send results other than Ok
+    markers: list[dict] = field(default_factory=list)
+    deliveries: dict[str, int] = field(default_factory=dict)  # receive events per subscription

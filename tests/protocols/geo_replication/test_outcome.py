@@ -1,0 +1,36 @@
+"""The geo-replication outcome saved and loaded by the harness, and judged offline from the
+loaded copy exactly as from the live one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pulsar_conformance.conformance.harness import outcome as saved
+from pulsar_conformance.conformance.protocols.geo_replication import judge
+from pulsar_conformance.conformance.protocols.geo_replication.outcome import Outage, Outcome
+
+
+def _outcome(run_dir: Path, *, valid=True, lost=0, reached=True) -> Outcome:
+    verdict = {"valid": valid, "events": 36, "anomalies": {"lost": {"count": lost, "examples": []},
+                                                           "duplicate": {"count": 0, "examples": []}}}
+    return Outcome(run_dir, verdict, Outage(reached, "green received nothing while the link was cut"),
+                   ["Timeout"], [{"ts_ns": 1, "label": "replication cut blue<->green"}],
+                   {"audit-blue": 18, "billing-green": 18 - lost})
+
+
+def test_the_outcome_round_trips(tmp_path):
+    out = _outcome(tmp_path)
+    saved.save(out, tmp_path)
+    assert saved.load(Outcome, tmp_path) == out
+
+
+def test_the_judge_runs_on_a_loaded_outcome(tmp_path):
+    saved.save(_outcome(tmp_path, valid=False, lost=10), tmp_path)
+    blue_to_green, after_outage = judge.judge(saved.load(Outcome, tmp_path))
+    assert blue_to_green.check == "geo-replication/blue-to-green" and blue_to_green.ok is False
+    assert "lost=10" in blue_to_green.evidence and "billing-green 8" in blue_to_green.evidence
+    assert after_outage.ok is False and blue_to_green.details["send_failures"] == ["Timeout"]
+
+
+def test_an_outage_not_reached_judges_nothing_after_it(tmp_path):
+    blue_to_green, after_outage = judge.judge(_outcome(tmp_path, reached=False))
+    assert blue_to_green.ok is True and after_outage.ok is None
