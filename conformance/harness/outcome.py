@@ -6,7 +6,8 @@ Each protocol has one outcome type (``conformance/protocols/<p>/outcome.py``, a 
 module writes any of them as JSON and reads it back into the same type, field by field from its
 annotations: dataclasses, lists, tuples, sets, dicts, ``X | None`` and ``Path``. A field whose
 metadata says ``saved=False`` (``unsaved()``: e.g. the capture's columns, which the capture files
-hold) is left out and gets its default back; ``load(..., **given)`` supplies it.
+hold) is left out and gets its default back; ``load(..., **given)`` supplies it, and a field made
+with ``captured()`` gets the capture's rows read back from the run directory.
 """
 from __future__ import annotations
 
@@ -19,12 +20,20 @@ from typing import Any
 
 from pulsar_conformance.files import write_atomic
 
+from . import evidence
+
 FILE = "outcome.json"
 
 
 def unsaved(**options):
     """A dataclass field kept out of ``outcome.json`` (what another file of the run holds)."""
     return dataclasses.field(metadata={"saved": False}, **options)
+
+
+def captured():
+    """The capture's rows (``evidence.read_capture``): not in ``outcome.json``, read back from the
+    capture's own files beside it on ``load``."""
+    return dataclasses.field(default_factory=dict, metadata={"saved": False, "capture": True})
 
 
 def save(outcome, run_dir: Path | str, name: str = FILE) -> Path:
@@ -41,6 +50,9 @@ def load(cls, run_dir: Path | str, name: str = FILE, **given):
     if doc.get("type", "").rsplit(".", 1)[-1] != cls.__qualname__:
         raise TypeError(f"{path} holds a {doc.get('type')!r}, not a {cls.__qualname__}: load it with its own "
                         "protocol's outcome type")
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("capture") and f.name not in given:
+            given[f.name] = evidence.read_capture(path.parent)
     return decode(cls, doc["outcome"], **given)
 
 

@@ -5,25 +5,25 @@ import threading
 import time
 
 from pulsar_conformance.conformance.protocols.metadata_migration import observe as mm_observe
-from pulsar_conformance.conformance.protocols.tenant_migration import scenario as tm_scenario
+from pulsar_conformance.conformance.protocols.tenant_migration import observe as tm_observe
 
 
 def test_cursor_polls_sample_until_their_end(monkeypatch):
-    monkeypatch.setattr(tm_scenario, "_cursor", lambda cluster, topic: {"markDeletePosition": cluster,
+    monkeypatch.setattr(tm_observe, "cursor", lambda cluster, topic: {"markDeletePosition": cluster,
                                                                         "lastConfirmedEntry": "1:9"})
     series: list[dict] = []
     # an end already past (no link held): nothing sampled, as before
-    assert tm_scenario._poll(series, "a", "b", "t", until_ns=time.time_ns() - 1) is False and series == []
+    assert tm_observe.poll(series, "a", "b", "t", until_ns=time.time_ns() - 1) is False and series == []
     # 0.3 s at 0.5 s a poll: sampled at once, then once more at the end at most
-    assert tm_scenario._poll(series, "a", "b", "t", until_ns=time.time_ns() + int(0.3e9)) is False
+    assert tm_observe.poll(series, "a", "b", "t", until_ns=time.time_ns() + int(0.3e9)) is False
     assert 1 <= len(series) <= 2 and series[0]["a"] == "a" and series[0]["b_has"] == "1:9"
 
 
 def test_cursor_polls_stop_once_done_holds(monkeypatch):
-    monkeypatch.setattr(tm_scenario, "_cursor", lambda cluster, topic: {"markDeletePosition": "1:1"})
+    monkeypatch.setattr(tm_observe, "cursor", lambda cluster, topic: {"markDeletePosition": "1:1"})
     series: list[dict] = [{"b": "old"}]  # an earlier poll's samples are not this one's
     started = time.monotonic()
-    assert tm_scenario._poll(series, "a", "b", "t", until_ns=time.time_ns() + int(30e9),
+    assert tm_observe.poll(series, "a", "b", "t", until_ns=time.time_ns() + int(30e9),
                              done=lambda mine: len(mine) >= 2) is True
     assert len(series) == 3 and time.monotonic() - started < 5
 

@@ -1,60 +1,12 @@
-"""The verdicts of a tenant-migration run as pure functions of what it left behind: the capture's
-rows and the two cursors read at the switch. Positions are (ledger, entry) on the cluster that
-delivered the message."""
+"""The verdicts of a tenant-migration run as pure functions of its outcome (outcome.py): the
+capture's rows, the two cursors read at the switch, B's cursor over time, and the run replayed
+through the spec (trace.py). ``judge`` gives every row the scenario records."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...harness import evidence
-
-
-def position(text: str | None) -> tuple[int, int] | None:
-    """``ledger:entry[:...]`` (a msg_id or a markDeletePosition) as a comparable pair."""
-    if not text or ":" not in text:
-        return None
-    ledger, entry = text.split(":")[:2]
-    return int(ledger), int(entry)
-
-
-@dataclass
-class Figures:
-    sent: int
-    acked_on_a: int
-    holes: int  # never acknowledged on A (delivered there or, a delayed message, not yet)
-    delivered_on_b: int
-    unacked_missing_on_b: int  # a hole B never delivered: skipped, lost to the application
-    duplicates: int  # delivered on B although A had acknowledged them
-    past_a_markdelete: int  # ... of which acknowledged past A's markDeletePosition (ack holes: problem 1)
-    snapshot_lag: int  # ... of which at or before A's markDeletePosition (B's lagged: problems 2-3)
-    a_markdelete: str | None
-    b_markdelete: str | None
-    b_followed_s: float | None = None  # after the last ack on A (or the link's release), until B's settled
-    # the spec's bound (markdelete-only's switch): every message A acknowledged that B stored past its
-    # markDeletePosition comes again, and nothing else; None without B's positions
-    spec_bound: int | None = None
-    below_b_markdelete: int = 0  # delivered on B although stored at or before B's markDeletePosition
-    b_replicated_s: float | None = None  # after A's link to B was released, until B had every entry
-    # seconds after the last ack on A (or the link's release) until A's replicator to B had no backlog,
-    # waited for before the switch; None: B never caught up, and the switch judges no progress sync
-    b_caught_up_s: float | None = None
-    replicator_at_switch: dict | None = None  # A's replicator to B as topic stats showed it then
-
-    def text(self) -> str:
-        return (f"{self.sent} sent, {self.acked_on_a} acknowledged on A, {self.holes} holes left; after the switch B "
-                f"delivered {self.delivered_on_b}: {self.duplicates} of them acknowledged on A before "
-                f"({self.past_a_markdelete} past A's markDeletePosition {self.a_markdelete}: ack holes; "
-                f"{self.snapshot_lag} before it: B's markDeletePosition {self.b_markdelete} lagged), "
-                f"{self.unacked_missing_on_b} unacknowledged messages never delivered on B; "
-                + ("B's markDeletePosition never moved while polled" if self.b_followed_s is None else
-                   f"B's markDeletePosition settled {self.b_followed_s} s after the last ack on A (or the link's release)")
-                + ("" if self.b_replicated_s is None else
-                   f"; B had every entry {self.b_replicated_s} s after the link's release")
-                + ("" if self.b_caught_up_s is None else
-                   f"; the switch waited until A's replicator to B had no backlog ({self.b_caught_up_s} s)")
-                + "; the spec "
-                f"(markdelete-only) bounds the duplicates by {self.spec_bound}: what A acknowledged past B's "
-                f"markDeletePosition"
-                + (f"; {self.below_b_markdelete} delivered from at or before it" if self.below_b_markdelete else ""))
+from ...harness.rows import Row, from_judge, row
+from . import trace
+from .outcome import Figures, Outcome, position
 
 
 def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict,
@@ -98,7 +50,24 @@ def markdelete_within_replicated(progress: list[dict]) -> tuple[bool | None, str
                   f"last {last[1][0]}:{last[1][1]} of {last[2][0]}:{last[2][1]})")
 
 
-def judge(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:
+def judge(out: Outcome) -> list[Row]:
+    """Every row of the run: the figures' checks, TM-R03 from B's polls, and the spec's replay."""
+    prefix = f"tenant-migration/{out.name}"
+    rows = [row(f"{prefix}/{suffix}", ok, said, **vars(out.figures))
+            for suffix, ok, said in figure_checks(out.figures, out.verdict)]
+    rows.append(from_judge(f"{prefix}/markdelete-within-replicated", markdelete_within_replicated, out.progress))
+    replayed = trace.replay(out.columns, out.topic, out.a_cursor.get("markDeletePosition"),
+                            out.b_cursor.get("markDeletePosition"), out.b_positions, out.figures.duplicates)
+    caught_up = out.figures.b_caught_up_s is not None or out.figures.replicator_at_switch is None
+    rows.append(row(f"{prefix}/trace", replayed.ok if caught_up else None,
+                    replayed.text if caught_up else
+                    f"not judged: B never held every entry A had before the switch; {replayed.text}",
+                    requirements=list(replayed.requirements),
+                    spec_dup=replayed.spec_dup, spec_md_a=replayed.spec_md_a, steps=replayed.steps))
+    return rows
+
+
+def figure_checks(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:
     """(check suffix, ok, evidence) per check of the run."""
     spark = verdict["anomalies"]
     lost = spark.get("lost", {}).get("count")

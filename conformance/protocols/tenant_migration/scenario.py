@@ -17,65 +17,26 @@ markDeletePosition, and nothing else) can be computed for the same run."""
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 
 import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
-from pulsar_conformance.fixtures.capture.schema import format_msg_id
-from pulsar_conformance.fixtures.deploy.admin import or_refusal
-from pulsar_conformance.wait import wait_quiet, wait_until
+from pulsar_conformance.wait import wait_quiet
 
 from ...harness import evidence, timeline
+from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from . import judge
+from . import judge, observe
+from .observe import SUBSCRIPTION
+from .outcome import Outcome, Plan
 
-SUBSCRIPTION = "migrating"
 # A replicator whose link came back reconnects with a backoff of up to 60 s (Pulsar's replicator Backoff)
 CATCH_UP_S = 90.0
 # B's drain ends once nothing came for 4 s; a B that keeps delivering past this is said, not waited for
 DRAIN_S = 120.0
-
-
-@dataclass(frozen=True)
-class Plan:
-    messages: int = 300
-    hole_every: int = 10  # every k-th message stays unacknowledged on A ...
-    holes_from: int = 1  # ... from this message on (a clean prefix lets A's markDeletePosition advance)
-    rate: float = 0.0  # messages per second (0: as fast as the broker takes them); cursor snapshots come every second
-    sub_type: str = "Shared"  # Shared | KeyShared
-    settle_s: float = 8.0  # for cursor snapshots (every second by default) and the markDelete sync
-    skip_on_b: int = 0  # a broken run: skip this many messages on B before the switch (a loss)
-    hold_link_s: float = 0.0  # A -> B held from before the first message until this long after the last ack on A
-    delayed: tuple[int, ...] = ()  # these messages are sent with deliver_after ``delay_s`` (a hole on A ...)
-    delay_s: float = 0.0  # ... that lasts past the switch: B must deliver them once due
-    # settle_s is then at most: polls end once B's markDeletePosition moved and held still 3 s
-    settle_until_moved: bool = False
-
-
-@dataclass
-class Outcome:
-    name: str
-    run_dir: Path
-    topic: str
-    plan: Plan
-    columns: dict
-    verdict: dict
-    markers: list
-    a_cursor: dict
-    b_cursor: dict
-    figures: judge.Figures
-    progress: list[dict]
-    b_positions: dict[str, str]  # uid -> where B stored it (a reader's view)
-
-
-def _cursor(cluster, topic: str) -> dict:
-    stats = or_refusal(cluster.admin().topic_internal_stats, topic)
-    cursor = (stats.get("cursors") or {}).get(SUBSCRIPTION) or {}
-    return {k: cursor.get(k) for k in ("markDeletePosition", "individuallyDeletedMessages", "readPosition")} | (
-        {"lastConfirmedEntry": stats.get("lastConfirmedEntry")}) | ({"error": stats["error"]} if "error" in stats else {})
 
 
 def _settled_after(series: list[dict], side: str, final, since_ns: int) -> float | None:
@@ -133,7 +94,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             # both markDeletePositions, and what B has, over the hold and the settle time: how long
             # B's takes to follow A's, and whether it ever passes what B has (TM-R03)
             progress_seen = []
-            _poll(progress_seen, a, b, topic, until_ns=acked_ns + int(plan.hold_link_s * 1e9))
+            observe.poll(progress_seen, a, b, topic, until_ns=acked_ns + int(plan.hold_link_s * 1e9))
             since_ns = acked_ns
             if plan.hold_link_s:
                 deployment.heal("blue", "green", one_way=True)
@@ -142,16 +103,16 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             # the seed replicates the data (its step 2) before it switches (step 4): wait, bounded, until
             # A's replicator to B has no backlog, so a late replicator reconnect is not charged to progress
             # sync (TM-R02); if B never catches up the run says so and TM-R02 is not judged on it
-            caught_up = _poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(CATCH_UP_S * 1e9),
-                              done=lambda _: _replicated(a, topic))
+            caught_up = observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(CATCH_UP_S * 1e9),
+                              done=lambda _: observe.replicated(a, topic))
             catch_up = {"caught_up_s": round((time.time_ns() - since_ns) / 1e9, 2) if caught_up else None,
                         "replicator": a.admin().replication_to(topic, "green")}
             line.mark("B holds every entry A has" if caught_up else
                       f"B did NOT catch up with A within {CATCH_UP_S:.0f} s: {catch_up['replicator']}")
-            _poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
+            observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
                   done=_moved_and_still if plan.settle_until_moved else None)
-            a_cursor = _cursor(a, topic)
-            b_cursor = _cursor(b, topic)
+            a_cursor = observe.cursor(a, topic)
+            b_cursor = observe.cursor(b, topic)
             b_cursor["followed_s"] = _settled_after(progress_seen, "b", b_cursor.get("markDeletePosition"), since_ns)
             b_cursor.update(catch_up)
             if plan.hold_link_s:
@@ -173,7 +134,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                                  settled=lambda: not plan.delayed or time.time_ns() >= due_ns + 2e9,
                                  pause=lambda _seconds: _receive_one(on_b, on_b_received))
             line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
-            b_positions = _stored_on(client_b, topic)
+            b_positions = observe.stored_on(client_b, topic)
         finally:
             for label, client in (("A", client_a), ("B", client_b)):
                 try:
@@ -187,8 +148,10 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
                                                  "progress": progress_seen, "figures": asdict(f),
                                                  "b_positions": b_positions}, line.markers, verdict)
-    return Outcome(name, run_dir, topic, plan, columns, verdict, line.markers, a_cursor, b_cursor, f, progress_seen,
-                   b_positions)
+    out = Outcome(name, run_dir, topic, plan, verdict, line.markers, a_cursor, b_cursor, f, progress_seen,
+                  b_positions, columns)
+    saved.save(out, run_dir)
+    return out
 
 
 def _receive_one(consumer, received: list[int]) -> None:
@@ -201,30 +164,6 @@ def _receive_one(consumer, received: list[int]) -> None:
     received[0] += 1
 
 
-def _poll(series: list[dict], a, b, topic: str, *, until_ns: int, done=None) -> bool:
-    """Both cursors every 0.5 s until ``until_ns`` or until ``done`` holds (then True)."""
-    start = len(series)
-
-    def sampled() -> bool:
-        if done and done(series[start:]):
-            return True
-        on_b = _cursor(b, topic)
-        series.append({"ts_ns": time.time_ns(), "a": _cursor(a, topic).get("markDeletePosition"),
-                       "b": on_b.get("markDeletePosition"), "b_has": on_b.get("lastConfirmedEntry")})
-        return False
-
-    seconds = (until_ns - time.time_ns()) / 1e9
-    if seconds > 0 and wait_until(sampled, timeout=seconds, interval=0.5):
-        return True
-    return bool(done and done(series[start:]))
-
-
-def _replicated(a, topic: str) -> bool:
-    """A's replicator to B is connected and has nothing left to send: B holds every entry A has."""
-    replicator = a.admin().replication_to(topic, "green")
-    return replicator.get("connected") is True and replicator.get("replicationBacklog") == 0
-
-
 def _moved_and_still(series: list[dict], still_s: float = 3.0) -> bool:
     """B's markDeletePosition left where the polls found it, and has not changed for ``still_s``."""
     if not series or series[-1]["b"] == series[0]["b"]:
@@ -235,16 +174,3 @@ def _moved_and_still(series: list[dict], still_s: float = 3.0) -> bool:
     return series[-1]["ts_ns"] - series[still_since]["ts_ns"] >= still_s * 1e9
 
 
-def _stored_on(client, topic: str) -> dict[str, str]:
-    """uid -> ``ledger:entry`` where B stored it, read by a reader (it moves no subscription)."""
-    reader = within(CLIENT_CALL_DEADLINE_S, "reader on B", lambda: client.create_reader(topic, pulsar.MessageId.earliest))
-    found = {}
-    try:
-        while True:
-            try:
-                message = within(CLIENT_CALL_DEADLINE_S, "read on B", lambda: reader.read_next(2000))
-            except pulsar.Timeout:
-                return found
-            found[message.properties().get("uid", "")] = format_msg_id(message.message_id())
-    finally:
-        within(CLIENT_CALL_DEADLINE_S, "close the reader on B", reader.close)

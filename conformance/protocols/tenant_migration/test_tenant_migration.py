@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from ...harness.recorder import Recorder
-from . import judge, scenario, trace
+from . import judge, scenario
 from .checks import CHECKS
 
 pytestmark = [pytest.mark.tenant_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -20,17 +20,7 @@ def _run(deployment, certify_run, request, name: str, plan: scenario.Plan):
     out = scenario.run(deployment, certify_run.directory("captures", name), name, f"persistent://{ns}/orders", plan,
                        seed=certify_run.seed)
     rec = Recorder(certify_run, request, out, CHECKS)
-    for suffix, ok, said in judge.judge(out.figures, out.verdict):
-        rec(f"tenant-migration/{name}/{suffix}", ok, said, **vars(out.figures))
-    rec.verdict(f"tenant-migration/{name}/markdelete-within-replicated", judge.markdelete_within_replicated,
-                out.progress)
-    replayed = trace.replay(out.columns, out.topic, out.a_cursor.get("markDeletePosition"),
-                            out.b_cursor.get("markDeletePosition"), out.b_positions, out.figures.duplicates)
-    caught_up = out.figures.b_caught_up_s is not None or out.figures.replicator_at_switch is None
-    rec(f"tenant-migration/{name}/trace", replayed.ok if caught_up else None,
-        replayed.text if caught_up else f"not judged: B never held every entry A had before the switch; {replayed.text}",
-        requirements=list(replayed.requirements),
-        spec_dup=replayed.spec_dup, spec_md_a=replayed.spec_md_a, steps=replayed.steps)
+    rec.record(judge.judge(out))
     return rec
 
 

@@ -22,7 +22,7 @@ from pulsar_conformance.spec.core.interpreter import apply, find_ground, initial
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 
 from ...harness import evidence
-from .judge import position
+from .outcome import position
 
 
 @dataclass

@@ -24,7 +24,7 @@ def _history(acked_on_a, delivered_on_b):
 
 def _verdicts(columns, a_md, b_md):
     f = judge.figures(columns, T, {"markDeletePosition": a_md}, {"markDeletePosition": b_md})
-    return f, {check: ok for check, ok, _ in judge.judge(f, CLEAN)}
+    return f, {check: ok for check, ok, _ in judge.figure_checks(f, CLEAN)}
 
 
 def test_duplicates_split_into_ack_holes_and_snapshot_lag():
@@ -62,7 +62,7 @@ def _bounded(acked_on_a, delivered_on_b, b_md, b_stored):
     columns = _history(acked_on_a, delivered_on_b)
     positions = {f"p/{i}": f"9:{entry}:-1:-1" for i, entry in b_stored.items()}
     f = judge.figures(columns, T, {"markDeletePosition": "7:2"}, {"markDeletePosition": b_md}, positions)
-    return f, {check: ok for check, ok, _ in judge.judge(f, CLEAN)}
+    return f, {check: ok for check, ok, _ in judge.figure_checks(f, CLEAN)}
 
 
 def test_the_duplicates_are_judged_against_the_spec_bound_of_the_same_run():
@@ -136,10 +136,10 @@ def test_a_switch_before_b_caught_up_leaves_r02_unknown_not_failed():
     history = _history([1, 2, 4, 5], [])  # message 3 never acked on A, never delivered on B
     behind = {"markDeletePosition": "9:1", "replicator": {"connected": True, "replicationBacklog": 5}}
     f = judge.figures(history, T, {"markDeletePosition": "7:2"}, behind)
-    rows = {check: (ok, said) for check, ok, said in judge.judge(f, CLEAN)}
+    rows = {check: (ok, said) for check, ok, said in judge.figure_checks(f, CLEAN)}
     assert rows["unacked-delivered-on-b"][0] is None
     assert "never held every entry" in rows["unacked-delivered-on-b"][1] and "replicationBacklog" in rows[
         "unacked-delivered-on-b"][1]
     caught_up = dict(behind, caught_up_s=3.2, replicator={"connected": True, "replicationBacklog": 0})
     f = judge.figures(history, T, {"markDeletePosition": "7:2"}, caught_up)
-    assert {c: ok for c, ok, _ in judge.judge(f, CLEAN)}["unacked-delivered-on-b"] is False
+    assert {c: ok for c, ok, _ in judge.figure_checks(f, CLEAN)}["unacked-delivered-on-b"] is False

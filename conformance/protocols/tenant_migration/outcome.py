@@ -1,0 +1,92 @@
+"""What a tenant-migration run leaves to be judged (``Outcome``, saved beside its capture as
+outcome.json by harness/outcome.py; the capture's rows are read back from the capture): the plan it
+ran, the two cursors read at the switch, B's cursor polled over time, where B stored each message,
+and the figures the judge reads. Positions are (ledger, entry) on the cluster that delivered the
+message."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...harness import outcome as saved
+
+
+def position(text: str | None) -> tuple[int, int] | None:
+    """``ledger:entry[:...]`` (a msg_id or a markDeletePosition) as a comparable pair."""
+    if not text or ":" not in text:
+        return None
+    ledger, entry = text.split(":")[:2]
+    return int(ledger), int(entry)
+
+
+@dataclass
+class Figures:
+    sent: int
+    acked_on_a: int
+    holes: int  # never acknowledged on A (delivered there or, a delayed message, not yet)
+    delivered_on_b: int
+    unacked_missing_on_b: int  # a hole B never delivered: skipped, lost to the application
+    duplicates: int  # delivered on B although A had acknowledged them
+    past_a_markdelete: int  # ... of which acknowledged past A's markDeletePosition (ack holes: problem 1)
+    snapshot_lag: int  # ... of which at or before A's markDeletePosition (B's lagged: problems 2-3)
+    a_markdelete: str | None
+    b_markdelete: str | None
+    b_followed_s: float | None = None  # after the last ack on A (or the link's release), until B's settled
+    # the spec's bound (markdelete-only's switch): every message A acknowledged that B stored past its
+    # markDeletePosition comes again, and nothing else; None without B's positions
+    spec_bound: int | None = None
+    below_b_markdelete: int = 0  # delivered on B although stored at or before B's markDeletePosition
+    b_replicated_s: float | None = None  # after A's link to B was released, until B had every entry
+    # seconds after the last ack on A (or the link's release) until A's replicator to B had no backlog,
+    # waited for before the switch; None: B never caught up, and the switch judges no progress sync
+    b_caught_up_s: float | None = None
+    replicator_at_switch: dict | None = None  # A's replicator to B as topic stats showed it then
+
+    def text(self) -> str:
+        return (f"{self.sent} sent, {self.acked_on_a} acknowledged on A, {self.holes} holes left; after the switch B "
+                f"delivered {self.delivered_on_b}: {self.duplicates} of them acknowledged on A before "
+                f"({self.past_a_markdelete} past A's markDeletePosition {self.a_markdelete}: ack holes; "
+                f"{self.snapshot_lag} before it: B's markDeletePosition {self.b_markdelete} lagged), "
+                f"{self.unacked_missing_on_b} unacknowledged messages never delivered on B; "
+                + ("B's markDeletePosition never moved while polled" if self.b_followed_s is None else
+                   f"B's markDeletePosition settled {self.b_followed_s} s after the last ack on A (or the link's release)")
+                + ("" if self.b_replicated_s is None else
+                   f"; B had every entry {self.b_replicated_s} s after the link's release")
+                + ("" if self.b_caught_up_s is None else
+                   f"; the switch waited until A's replicator to B had no backlog ({self.b_caught_up_s} s)")
+                + "; the spec "
+                f"(markdelete-only) bounds the duplicates by {self.spec_bound}: what A acknowledged past B's "
+                f"markDeletePosition"
+                + (f"; {self.below_b_markdelete} delivered from at or before it" if self.below_b_markdelete else ""))
+
+
+@dataclass(frozen=True)
+class Plan:
+    messages: int = 300
+    hole_every: int = 10  # every k-th message stays unacknowledged on A ...
+    holes_from: int = 1  # ... from this message on (a clean prefix lets A's markDeletePosition advance)
+    rate: float = 0.0  # messages per second (0: as fast as the broker takes them); cursor snapshots come every second
+    sub_type: str = "Shared"  # Shared | KeyShared
+    settle_s: float = 8.0  # for cursor snapshots (every second by default) and the markDelete sync
+    skip_on_b: int = 0  # a broken run: skip this many messages on B before the switch (a loss)
+    hold_link_s: float = 0.0  # A -> B held from before the first message until this long after the last ack on A
+    delayed: tuple[int, ...] = ()  # these messages are sent with deliver_after ``delay_s`` (a hole on A ...)
+    delay_s: float = 0.0  # ... that lasts past the switch: B must deliver them once due
+    # settle_s is then at most: polls end once B's markDeletePosition moved and held still 3 s
+    settle_until_moved: bool = False
+
+
+@dataclass
+class Outcome:
+    name: str
+    run_dir: Path
+    topic: str
+    plan: Plan
+    verdict: dict
+    markers: list
+    a_cursor: dict
+    b_cursor: dict
+    figures: Figures
+    progress: list[dict]  # both markDeletePositions and what B has, polled
+    b_positions: dict[str, str]  # uid -> where B stored it (a reader's view)
+    columns: dict = saved.captured()  # the capture's rows (the capture's files hold them)
