@@ -97,6 +97,8 @@ def decode(hint, value, **given):
         return decode(kinds[0], value) if len(kinds) == 1 else value
     if hint is Path:
         return Path(value)
+    if hint in (tuple, set, frozenset):
+        return hint(value)
     if origin in (list, set, frozenset):
         return origin(decode(args[0], v) for v in value) if args else origin(value)
     if origin is tuple:

@@ -1,1 +1,12 @@
-"""PIP-136 policy sync on real clusters (docs/findings.md F-136-*)."""
+"""PIP-136 policy sync on real clusters (docs/policy-sync.md, docs/findings.md F-136-*).
+
+- ``outcome``: what a run leaves to be judged (``Outcome``: steps and results, final values, the
+  values over time, the events each cluster consumed; ``Policy``, ``Event``, ``Step``);
+- ``scenario``: one run on a fresh namespace (steps, quiescence), returning the outcome;
+- ``observe``: each cluster's value over REST, the sync topic's events, the synchronizer's stats;
+- ``judge``: every verdict as a pure function of the outcome;
+- ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-136.yaml);
+- ``trace``: a counterexample of the policy-sync spec mapped onto the real clusters, and the spec's
+  prediction for the order that ran;
+- ``test_policy_sync``: the live scenarios.
+"""

@@ -1,8 +1,12 @@
-"""Verdicts of the policy-sync scenarios, from an outcome alone (tests/protocols/policy_sync run
-them on recorded and made-up outcomes, so every verdict is seen passing and failing)."""
+"""Verdicts of the policy-sync scenarios, from an outcome alone (outcome.py; tests/protocols/policy_sync
+run them on recorded and made-up outcomes, so every verdict is seen passing and failing). ``judge``
+gives every row of a scenario: the checks its outcome asks for (``judged``), the replayed spec
+counterexample's comparison, or publish-before-write."""
 from __future__ import annotations
 
-from .observe import ABSENT
+from ...harness.rows import Row, from_judge, row
+from . import trace
+from .outcome import ABSENT, Outcome
 
 
 def _held(out) -> str:
@@ -146,3 +150,58 @@ def one_consumer(stats: dict[str, dict]) -> tuple[bool | None, str]:
     if problems:
         return False, "; ".join(problems)
     return True, "; ".join(seen) + " (one broker per cluster here: the Failover type is what keeps a second one out)"
+
+
+def judge(out: Outcome) -> list[Row]:
+    prefix = f"policy-sync/{out.name}"
+    rows = [from_judge(f"{prefix}/{check}", JUDGES[check], out, details={"final": out.final}) for check in out.judged]
+    if out.counterexample is not None:
+        rows.append(replayed(out))
+    if any(step.op == "break-sync-topic" for step in out.steps):
+        ok, said = publish_before_write(out, out.stored_after_restart)
+        rows.append(row(f"{prefix}/publish-before-write", ok, said, final=out.final,
+                        stored_after_restart=out.stored_after_restart))
+    return rows
+
+
+def replayed(out: Outcome) -> Row:
+    """The spec's counterexample replayed (trace.py): converged, with what as-implemented and
+    as-proposed predict for the order that really ran."""
+    spec_trace, realized = out.counterexample["trace"], out.counterexample["realized"]
+    allowed, predicted, problem = trace.predict("as-implemented", realized)
+    to_spec = {real: spec for spec, real in out.counterexample["clusters"].items()}
+    observed = {to_spec[c]: v for c, v in out.final.items() if c in to_spec}
+    proposed_ok, proposed, proposed_problem = trace.predict("as-proposed", realized)
+    as_spec = {c: predicted[to_spec[c]] for c in out.clusters}
+    matches = observed == predicted
+    ok, said = converged(out)
+    said = (f"{said}. Spec counterexample ({len(spec_trace)} steps: {'; '.join(spec_trace)}) replayed as "
+            f"[{'; '.join(realized)}]; as-implemented predicts {as_spec}, the clusters hold {out.final}: "
+            f"{'the divergence the spec predicts' if matches and len(set(predicted.values())) > 1 else 'as predicted' if matches else 'NOT what the spec predicts'}")
+    return row(f"policy-sync/{out.name}/converged", ok, said, trace=spec_trace, realized=realized,
+               moved=out.counterexample["moved"], spec_allows=allowed, spec_problem=problem, spec_final=as_spec,
+               matches_spec=matches, as_proposed_allows=proposed_ok, as_proposed_problem=proposed_problem,
+               as_proposed_final={c: proposed[to_spec[c]] for c in out.clusters})
+
+
+def enabled_by_setting(before: dict, after: dict, how: str, writer: str) -> Row:
+    """R01 of enabling: a tenant written at ``writer`` reached no other cluster before the setting, every
+    one after (``before``/``after``: cluster -> reached; both empty: an external deployment)."""
+    check = "policy-sync/enable/enabled-by-setting"
+    if not before and not after:
+        return row(check, None, "an external deployment: the sync was on before the run")
+    return row(check, not any(before.values()) and all(after.values()),
+               f"before the setting, a tenant written at {writer} reached {before}; after it ({how}), {after}",
+               before=before, after=after, how=how)
+
+
+def one_consumer_row(stats: dict[str, dict]) -> Row:
+    ok, said = one_consumer(stats)
+    return row("policy-sync/syncer/one-consumer-per-cluster", ok, said,
+               subscriptions={c: {"type": s.get("type"), "consumers": len(s.get("consumers") or [])}
+                              for c, s in stats.items()})
+
+
+# the checks a scenario's outcome may ask for (``Outcome.judged``)
+JUDGES = {"converged": converged, "newest-wins": newest_wins, "tie-to-smaller-source": tie_to_smaller_source,
+          "redelivery-no-effect": redelivery_no_effect}

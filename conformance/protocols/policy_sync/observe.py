@@ -12,30 +12,20 @@ import io
 import json
 import threading
 import time
-from dataclasses import dataclass, field
 
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.fixtures.deploy.metadata_sync import TOPIC, syncer
 
-ABSENT = 0
+from . import outcome
+from .outcome import ABSENT, Event
 
 
-@dataclass(frozen=True)
-class Policy:
-    tenant: str
-    namespace: str
-
-    @property
-    def name(self) -> str:
-        return f"{self.tenant}/{self.namespace}"
+class Policy(outcome.Policy):
+    """The policy with its REST operations on a cluster's admin API."""
 
     @property
     def rest(self) -> str:
         return Admin.namespace_path(self.name)
-
-    @property
-    def store_path(self) -> str:
-        return f"/admin/policies/{self.tenant}/{self.namespace}"
 
     def create(self, admin, clusters: list[str]) -> None:
         admin.put_tenant(self.tenant, clusters)
@@ -103,25 +93,6 @@ class Sampler:
 
     def current(self) -> dict[str, int | None]:
         return {c: (points[-1][1] if points else None) for c, points in self.series.items()}
-
-
-@dataclass
-class Event:
-    """One MetadataEvent as a cluster's copy of the sync topic holds it."""
-
-    index: int  # position in that cluster's topic: the order its synchronizer consumed it
-    path: str
-    kind: str  # Modified / Deleted (MetadataEvent.type)
-    value: int
-    ts: int  # lastUpdatedTimestamp (ms, the writer's clock)
-    source: str
-    expected_version: int | None
-    publish_ms: int = 0
-    raw: dict = field(default_factory=dict, repr=False)
-
-    def to_json(self) -> dict:
-        return {"index": self.index, "path": self.path, "kind": self.kind, "value": self.value, "ts": self.ts,
-                "source": self.source, "expected_version": self.expected_version, "publish_ms": self.publish_ms}
 
 
 def _schema(admin, topic: str):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from pulsar_conformance.fixtures.deploy import clocks
@@ -14,71 +14,10 @@ from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.fixtures.deploy.metadata_sync import SUBSCRIPTION, TOPIC
 from pulsar_conformance.wait import wait_quiet, wait_until
 
+from ...harness import outcome as saved
 from ...harness import timeline
 from . import observe
-
-
-@dataclass(frozen=True)
-class Step:
-    """``op``: write (``cluster``, ``value``), writes (``together``: (cluster, value) pairs sent at
-    once), delete, delete-and-write (``cluster`` deletes while ``to`` writes ``value``, at once), hold / release (the link ``cluster`` -> ``to``), freeze (``clocks``: (cluster, ms
-    past the scenario's base time) pairs), redeliver (``cluster``'s
-    synchronizer consumes every event again), break-sync-topic (``cluster``'s copy of the topic is
-    terminated: its publisher fails from then on), skew (``cluster``'s clock runs ``seconds`` ahead of
-    the others), pause (``seconds``)."""
-
-    op: str
-    cluster: str = ""
-    value: int = 0
-    to: str = ""
-    together: tuple = ()
-    clocks: tuple = ()
-    seconds: float = 0.0
-    note: str = ""
-
-    def show(self) -> str:
-        if self.op == "write":
-            return f"write {self.value} at {self.cluster}"
-        if self.op == "writes":
-            return "writes at once: " + ", ".join(f"{v} at {c}" for c, v in self.together)
-        if self.op == "delete-and-write":
-            return f"delete at {self.cluster} and write {self.value} at {self.to}, at once"
-        if self.op in ("hold", "release"):
-            return f"{self.op} {self.cluster} -> {self.to}"
-        if self.op == "freeze":
-            return "clocks stand at " + ", ".join(f"{c} base+{ms} ms" for c, ms in self.clocks)
-        if self.op == "pause":
-            return f"pause {self.seconds} s"
-        if self.op == "skew":
-            return f"{self.cluster}'s clock runs {self.seconds:+} s from the others'"
-        return f"{self.op} {self.cluster}".strip()
-
-
-@dataclass
-class Outcome:
-    name: str
-    run_dir: Path
-    clusters: list[str]
-    policy: observe.Policy
-    steps: list[Step]
-    results: list[dict]  # per step: what happened (ok, error)
-    final: dict[str, int | None]
-    quiesced: bool
-    series: dict[str, list[tuple[int, int]]]
-    events: dict[str, list[observe.Event]]  # per cluster, in the order it consumed them
-    markers: list[dict] = field(default_factory=list)
-    base_ms: int = 0
-
-    def written(self) -> list[observe.Event]:
-        """The scenario's events once each (as their writers' copies hold them), oldest first."""
-        seen, out = set(), []
-        for cluster in self.clusters:
-            for event in self.events.get(cluster, []):
-                key = (event.source, event.ts, event.value, event.kind, event.expected_version)
-                if key not in seen and event.source == cluster:
-                    seen.add(key)
-                    out.append(event)
-        return sorted(out, key=lambda e: (e.ts, e.source))
+from .outcome import Outcome, Step
 
 
 def _stats(deployment, cluster: str) -> dict:
@@ -211,9 +150,12 @@ class Runner:
 
 
 def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[Step], *,
-        quiet: float = 2.0, timeout: float = 45.0, setup: list[Step] | None = None) -> Outcome:
+        quiet: float = 2.0, timeout: float = 45.0, setup: list[Step] | None = None,
+        judged: tuple[str, ...] = (), counterexample: dict | None = None) -> Outcome:
     """Run ``steps`` on a fresh namespace created at ``clusters[0]``; ``setup`` steps run once it is
-    on every cluster, before ``steps`` (e.g. links held and clocks frozen from the start)."""
+    on every cluster, before ``steps`` (e.g. links held and clocks frozen from the start).
+    ``judged``: the checks to judge the outcome by (judge.JUDGES); ``counterexample``: the spec trace
+    the steps replay (trace.py), kept in the outcome for the judge."""
     run_dir.mkdir(parents=True, exist_ok=True)
     line = timeline.Timeline(name)
     runner = Runner(deployment, clusters, line)
@@ -243,7 +185,8 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
             line.markers.append({"ts_ns": at_ns, "label": f"{cluster} holds {value}", "cluster": cluster,
                                  "value": value})
     out = Outcome(name, run_dir, clusters, policy, list(steps), results, final, quiesced,
-                  sampler.series, events, line.markers, runner.base_ms)
+                  sampler.series, events, line.markers, runner.base_ms, tuple(judged), None, counterexample)
+    saved.save(out, run_dir)
     timeline.save(run_dir, "policy-sync", {
         "name": name, "clusters": clusters, "policy": asdict(policy), "steps": [asdict(s) for s in steps],
         "results": results, "final": final, "quiesced": quiesced, "base_ms": runner.base_ms,

@@ -1,7 +1,7 @@
 """PIP-136 policy sync on real clusters: three standalones (alpha, bravo, charlie) whose
 configuration stores sync through a replicated topic, one namespace's retention written
 concurrently, with replication links held and released and broker clocks frozen on purpose; and
-the policy-sync spec's shortest counterexample replayed on them (replay.py).
+the policy-sync spec's shortest counterexample replayed on them (trace.py).
 
 Every scenario runs on a fresh namespace, settles, and is judged from what each cluster's admin
 REST answers and from the events each cluster's copy of the sync topic holds. The seed is
@@ -21,11 +21,12 @@ from pulsar_conformance.fixtures.deploy import metadata_sync
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 from pulsar_conformance.fixtures.deploy.clocks import ClocksUnavailable
 
+from ...harness import outcome as saved
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
-from . import judge, observe, replay, scenario
+from . import judge, observe, scenario, trace
 from .checks import CHECKS
-from .scenario import Step
+from .outcome import Outcome, Step
 
 pytestmark = [pytest.mark.policy_sync, pytest.mark.pulsar]
 
@@ -94,7 +95,7 @@ def _need_clock(deployment) -> None:
                              f"{getattr(deployment, 'clock_problem', deployment.backend + ' backend')}")
 
 
-def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scenario.Outcome, Recorder]:
+def _run(deployment, certify_run, request, name, steps, **options) -> tuple[Outcome, Recorder]:
     try:
         out = scenario.run(deployment, certify_run.directory("captures", name), name, CLUSTERS, steps, **options)
     except NotImplementedError as error:  # a backend that cannot hold a link
@@ -102,117 +103,92 @@ def _run(deployment, certify_run, request, name, steps, **options) -> tuple[scen
     return out, Recorder(certify_run, request, out, CHECKS)
 
 
-def _judge(rec, out, *verdicts) -> None:
-    for check, fn in verdicts:
-        rec.verdict(f"policy-sync/{out.name}/{check}", fn, out, details={"final": out.final})
+def _judged(deployment, certify_run, request, name, steps, **options) -> None:
+    """Run the scenario, record judge.judge's rows of its outcome, finish."""
+    out, rec = _run(deployment, certify_run, request, name, steps, **options)
+    rec.record(judge.judge(out))
+    rec.finish()
 
 
 def test_enabled_by_the_setting(clusters, certify_run, request):
     e = clusters.enabling
     rec = Recorder(certify_run, request, e, CHECKS)
-    if not e.before and not e.after:
-        rec("policy-sync/enable/enabled-by-setting", None, "an external deployment: the sync was on before the run")
-    else:
-        ok = not any(e.before.values()) and all(e.after.values())
-        rec("policy-sync/enable/enabled-by-setting", ok,
-            f"before the setting, a tenant written at {A} reached {e.before}; after it ({e.how}), {e.after}",
-            before=e.before, after=e.after, how=e.how)
+    rec.record([judge.enabled_by_setting(e.before, e.after, e.how, A)])
     rec.finish()
 
 
 def test_concurrent_writes_at_three_clusters(clusters, certify_run, request):
     """Three writes sent at once, one per cluster: the race the PIP's rule is for."""
-    out, rec = _run(clusters, certify_run, request, "concurrent",
-                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
-                     Step("writes", together=((A, 2), (B, 3), (C, 4)))])
-    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
-    rec.finish()
+    _judged(clusters, certify_run, request, "concurrent",
+            [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+             Step("writes", together=((A, 2), (B, 3), (C, 4)))],
+            judged=("converged", "newest-wins"))
 
 
 def test_sequential_writes_while_replication_is_held(clusters, certify_run, request):
     """alpha writes 1 then 2, one after the other, while its link to the others is held: nothing is
     concurrent, the newest write is alpha's 2; the links are then released."""
-    out, rec = _run(clusters, certify_run, request, "held-link",
-                    [Step("hold", cluster=A, to=B), Step("hold", cluster=A, to=C),
-                     Step("write", cluster=A, value=1), Step("write", cluster=A, value=2),
-                     Step("pause", seconds=0.5),
-                     Step("release", cluster=A, to=B), Step("release", cluster=A, to=C)])
-    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
-    rec.finish()
+    _judged(clusters, certify_run, request, "held-link",
+            [Step("hold", cluster=A, to=B), Step("hold", cluster=A, to=C),
+             Step("write", cluster=A, value=1), Step("write", cluster=A, value=2),
+             Step("pause", seconds=0.5),
+             Step("release", cluster=A, to=B), Step("release", cluster=A, to=C)],
+            judged=("converged", "newest-wins"))
 
 
 def test_skewed_clock_keeps_a_newer_write_out(clusters, certify_run, request):
     """charlie's clock runs 5 s ahead: bravo writes 1, charlie applies it (stamped with its own
     time), then bravo writes 2 a second later, older than charlie's stamp."""
     _need_clock(clusters)
-    out, rec = _run(clusters, certify_run, request, "skewed-clock",
-                    [Step("skew", cluster=C, seconds=5), Step("write", cluster=B, value=1), Step("pause", seconds=1.5),
-                     Step("write", cluster=B, value=2)])
-    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
-    rec.finish()
+    _judged(clusters, certify_run, request, "skewed-clock",
+            [Step("skew", cluster=C, seconds=5), Step("write", cluster=B, value=1), Step("pause", seconds=1.5),
+             Step("write", cluster=B, value=2)],
+            judged=("converged", "newest-wins"))
 
 
 def test_tie_between_two_clusters(clusters, certify_run, request):
     """Every clock stands still on one millisecond; bravo writes 1 and charlie 2: the events tie,
     and the PIP gives the tie to the smaller name (bravo)."""
     _need_clock(clusters)
-    out, rec = _run(clusters, certify_run, request, "tie",
-                    [Step("freeze", clocks=tuple((c, 0) for c in CLUSTERS)),
-                     Step("write", cluster=B, value=1), Step("write", cluster=C, value=2)])
-    _judge(rec, out, ("converged", judge.converged), ("tie-to-smaller-source", judge.tie_to_smaller_source))
-    rec.finish()
+    _judged(clusters, certify_run, request, "tie",
+            [Step("freeze", clocks=tuple((c, 0) for c in CLUSTERS)),
+             Step("write", cluster=B, value=1), Step("write", cluster=C, value=2)],
+            judged=("converged", "tie-to-smaller-source"))
 
 
 def test_redelivery_changes_nothing(clusters, certify_run, request):
     """Settled values, then bravo's synchronizer is made to consume every event again, and
     alpha's too: alpha's own write of 1 comes back late, after charlie's newer 2."""
-    out, rec = _run(clusters, certify_run, request, "redelivery",
-                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
-                     Step("write", cluster=C, value=2), Step("pause", seconds=2.0),
-                     Step("redeliver", cluster=B), Step("redeliver", cluster=A), Step("pause", seconds=2.0)])
-    _judge(rec, out, ("converged", judge.converged), ("redelivery-no-effect", judge.redelivery_no_effect))
-    rec.finish()
+    _judged(clusters, certify_run, request, "redelivery",
+            [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+             Step("write", cluster=C, value=2), Step("pause", seconds=2.0),
+             Step("redeliver", cluster=B), Step("redeliver", cluster=A), Step("pause", seconds=2.0)],
+            judged=("converged", "redelivery-no-effect"))
 
 
 def test_delete_racing_an_update(clusters, certify_run, request):
     """The namespace (and so its policy) deleted at alpha while bravo updates it, at once."""
-    out, rec = _run(clusters, certify_run, request, "delete-race",
-                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
-                     Step("delete-and-write", cluster=A, to=B, value=2)])
-    _judge(rec, out, ("converged", judge.converged), ("newest-wins", judge.newest_wins))
-    rec.finish()
+    _judged(clusters, certify_run, request, "delete-race",
+            [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+             Step("delete-and-write", cluster=A, to=B, value=2)],
+            judged=("converged", "newest-wins"))
 
 
 def test_replay_of_the_spec_counterexample(clusters, certify_run, request):
     """The shortest trace in which `spec check policy-sync --variant as-implemented` breaks
-    `converges`, mapped onto the clusters (replay.py), run, and compared with the spec's final state."""
+    `converges`, mapped onto the clusters (trace.py), run, and compared with the spec's final state."""
     _need_clock(clusters)
-    trace = replay.counterexample("as-implemented", "converges")
-    plan = replay.plan(trace, CLUSTERS)
-    out, rec = _run(clusters, certify_run, request, "replay", plan.steps, setup=plan.setup)
-    allowed, predicted, problem = replay.predict("as-implemented", plan.realized)
-    to_spec = {real: spec for spec, real in plan.clusters.items()}
-    observed = {to_spec[c]: v for c, v in out.final.items() if c in to_spec}
-    proposed_ok, proposed, proposed_problem = replay.predict("as-proposed", plan.realized)
-    as_spec = {c: predicted[to_spec[c]] for c in CLUSTERS}
-    matches = observed == predicted
-    ok, said = judge.converged(out)
-    said = (f"{said}. Spec counterexample ({len(trace)} steps: {'; '.join(trace)}) replayed as "
-            f"[{'; '.join(plan.realized)}]; as-implemented predicts {as_spec}, the clusters hold {out.final}: "
-            f"{'the divergence the spec predicts' if matches and len(set(predicted.values())) > 1 else 'as predicted' if matches else 'NOT what the spec predicts'}")
-    rec("policy-sync/replay/converged", ok, said, trace=trace, realized=plan.realized, moved=plan.moved,
-        spec_allows=allowed, spec_problem=problem, spec_final=as_spec, matches_spec=matches,
-        as_proposed_allows=proposed_ok, as_proposed_problem=proposed_problem,
-        as_proposed_final={c: proposed[to_spec[c]] for c in CLUSTERS})
-    rec.finish()
+    spec_trace = trace.counterexample("as-implemented", "converges")
+    plan = trace.plan(spec_trace, CLUSTERS)
+    _judged(clusters, certify_run, request, "replay", plan.steps, setup=plan.setup,
+            counterexample={"trace": spec_trace, "realized": plan.realized, "moved": plan.moved,
+                    "clusters": plan.clusters})
 
 
 def test_one_consumer_per_cluster(clusters, certify_run, request):
     stats = {c: observe.syncer_stats(clusters, c) for c in CLUSTERS}
     rec = Recorder(certify_run, request, clusters.enabling, CHECKS)
-    ok, said = judge.one_consumer(stats)
-    rec("policy-sync/syncer/one-consumer-per-cluster", ok, said,
-        subscriptions={c: {"type": s.get("type"), "consumers": len(s.get("consumers") or [])} for c, s in stats.items()})
+    rec.record([judge.one_consumer_row(stats)])
     rec.finish()
 
 
@@ -220,12 +196,11 @@ def test_no_local_write_without_its_event(clusters, certify_run, request):
     """Last, since it ends alpha's sync for good: alpha's copy of the sync topic is terminated, so
     its synchronizer cannot publish; a write at alpha must then not be applied (publish first)."""
     out, rec = _run(clusters, certify_run, request, "unpublishable",
-                    [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
-                     Step("break-sync-topic", cluster=A), Step("write", cluster=A, value=2)], timeout=15)
-    stored = None
+            [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+             Step("break-sync-topic", cluster=A), Step("write", cluster=A, value=2)], timeout=15)
     if hasattr(clusters, "restart"):  # what alpha's store holds, not what its metadata cache serves
         clusters.restart(A)
-        stored = out.policy.read(clusters.admin(A))
-    ok, said = judge.publish_before_write(out, stored)
-    rec("policy-sync/unpublishable/publish-before-write", ok, said, final=out.final, stored_after_restart=stored)
+        out.stored_after_restart = out.policy.read(clusters.admin(A))
+        saved.save(out, out.run_dir)
+    rec.record(judge.judge(out))
     rec.finish()

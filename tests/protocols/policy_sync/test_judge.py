@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from pulsar_conformance.conformance.protocols.policy_sync import judge
-from pulsar_conformance.conformance.protocols.policy_sync.observe import Event, Policy
-from pulsar_conformance.conformance.protocols.policy_sync.scenario import Outcome, Step
+from pulsar_conformance.conformance.protocols.policy_sync.outcome import Event, Outcome, Policy, Step
 
 CLUSTERS = ["alpha", "bravo", "charlie"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pulsar_conformance.conformance.protocols.policy_sync import replay
+from pulsar_conformance.conformance.protocols.policy_sync import trace as replay
 
 REAL = ["charlie", "alpha", "bravo"]  # mapped in name order, whatever order they are listed in
 

@@ -27,7 +27,7 @@ from pulsar_conformance.spec.core.explorer import explore
 from pulsar_conformance.spec.core.interpreter import replay
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
 
-from .scenario import Step
+from .outcome import Step
 
 _LABEL = re.compile(r"^(\w+)\((.*)\)$")
 
