@@ -1,5 +1,10 @@
-"""``check-capture``: judge a capture run directory with one engine, return the verdict."""
+"""``check-capture``: judge a capture run directory with one engine, return the verdict.
+
+Spark runs on the process's shared session (session.shared_session): a certify run checks one
+capture per scenario and pays the JVM's start once, not once per scenario."""
 from __future__ import annotations
+
+import time
 
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.redact import redact_url
@@ -7,7 +12,7 @@ from pulsar_conformance.redact import redact_url
 from .capture_input import open_capture
 from .engine_python import run_checks as python_checks
 from .options import check_master
-from .session import spark_session
+from .session import TIMES, quiet_stdout, shared_session
 from .verdict import build_verdict
 
 ENGINES = ("spark", "duckdb", "python")
@@ -21,8 +26,14 @@ def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -
         from .engine_spark import run_checks as spark_checks
 
         try:
-            with spark_session(master) as spark:
-                parts = spark_checks(spark, capture)
+            spark = shared_session(master)
+            started = time.perf_counter()
+            try:
+                with quiet_stdout():
+                    parts = spark_checks(spark, capture)
+            finally:
+                TIMES.checks += 1
+                TIMES.check_s += time.perf_counter() - started
         except UsageError:
             raise
         except Exception as error:  # noqa: BLE001 - py4j and Spark raise many kinds

@@ -1,14 +1,23 @@
-"""Starting and stopping a SparkSession that keeps stdout clean.
+"""Starting and stopping a SparkSession that keeps stdout clean, and the process's shared one.
 
 With ``--json`` only one document may reach stdout, but the JVM that pyspark launches
 inherits the process's stdout and Spark's launcher prints there. So fd 1 points at stderr
 while the JVM starts (the JVM keeps that for its lifetime) and is restored afterwards.
+
+``shared_session``: one session per process, started on first use and stopped at exit (or by
+``stop_shared``). A certify run checks one capture per scenario; a session per check paid the
+JVM's start and warm-up (13-16 s on 2 cores) every time, to check a few thousand events.
+``TIMES`` counts what Spark cost the process (the certify run's time breakdown reads it).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
 
 LOCAL = "local[*]"
 LOOPBACK = "127.0.0.1"
@@ -30,6 +39,86 @@ def _stdout_to_stderr():
 @contextlib.contextmanager
 def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance check-capture",
                   shuffle_partitions: int | None = None):
+    builder = _builder(master, app_name, shuffle_partitions)
+    with _stdout_to_stderr():
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+    try:
+        with _stdout_to_stderr():
+            yield spark
+    finally:
+        with _stdout_to_stderr():
+            spark.stop()
+
+
+@dataclass
+class SparkTimes:
+    """What Spark cost this process: session starts and checks, in seconds."""
+
+    starts: int = 0
+    start_s: float = 0.0
+    checks: int = 0
+    check_s: float = 0.0
+
+    def to_json(self) -> dict:
+        return {k: round(v, 2) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+TIMES = SparkTimes()
+_shared: dict = {"session": None, "master": None}
+_lock = threading.Lock()
+_registered: list[bool] = []
+
+
+def shared_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance"):
+    """The process's SparkSession on ``master``: started on first use, kept for the next check,
+    stopped at exit. A session someone else stopped meanwhile (a ``spark_session`` context that
+    got this one from getOrCreate) or one on another master is replaced."""
+    with _lock:
+        session = _shared["session"]
+        if session is not None and (_shared["master"] != master or not _alive(session)):
+            _stop_locked()
+            session = None
+        if session is None:
+            started = time.perf_counter()
+            with _stdout_to_stderr():
+                session = _builder(master, app_name, None).getOrCreate()
+                session.sparkContext.setLogLevel("ERROR")
+            TIMES.starts += 1
+            TIMES.start_s += time.perf_counter() - started
+            _shared.update(session=session, master=master)
+            if not _registered:  # Ctrl-C and normal ends go through here; a killed process's JVM
+                # sees its stdin close and exits (pyspark's gateway watches it)
+                atexit.register(stop_shared)
+                _registered.append(True)
+        return session
+
+
+def stop_shared() -> None:
+    """Stop the shared session if one runs (idempotent): at exit, and at the end of a test session."""
+    with _lock:
+        _stop_locked()
+
+
+def _stop_locked() -> None:
+    session, _shared["session"], _shared["master"] = _shared["session"], None, None
+    if session is not None and _alive(session):
+        with _stdout_to_stderr():
+            session.stop()
+
+
+def _alive(session) -> bool:
+    return getattr(session.sparkContext, "_jsc", None) is not None
+
+
+@contextlib.contextmanager
+def quiet_stdout():
+    """fd 1 on stderr while a job runs on the shared session (Spark may print at any time)."""
+    with _stdout_to_stderr():
+        yield
+
+
+def _builder(master: str, app_name: str, shuffle_partitions: int | None):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if master.startswith("local"):
@@ -39,7 +128,7 @@ def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance ch
         os.environ["SPARK_LOCAL_IP"] = LOOPBACK
     from pyspark.sql import SparkSession
 
-    builder = (
+    return (
         SparkSession.builder.master(master)
         .appName(app_name)
         .config("spark.ui.enabled", "false")
@@ -61,15 +150,6 @@ def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance ch
         .config("spark.sql.parquet.enableVectorizedReader", "true")
         .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
     )
-    with _stdout_to_stderr():
-        spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel("ERROR")
-    try:
-        with _stdout_to_stderr():
-            yield spark
-    finally:
-        with _stdout_to_stderr():
-            spark.stop()
 
 
 def _default_partitions(master: str) -> int:
