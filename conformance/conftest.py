@@ -18,7 +18,8 @@ from pulsar_conformance.fixtures.pytest_plugin import (  # noqa: F401
     replicated_namespace,
 )
 from pulsar_conformance.fixtures.pytest_plugin import pytest_configure as _plugin_configure
-from pulsar_conformance.protocols import markers
+from pulsar_conformance.protocols import markers, smoke_scenario
+from pulsar_conformance.spark_checks.session import stop_shared
 
 from .harness.deadline import ABANDONED
 from .run import ENV_OUT, CertifyRun
@@ -55,6 +56,39 @@ def _record_identity(deployment) -> None:
     path.write_text(json.dumps(doc, indent=2, default=str))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection reads the markers
+def pytest_collection_modifyitems(session, config, items) -> None:
+    _mark_smoke_scenarios(items)
+    _order_by_deployment(items)
+
+
+def _mark_smoke_scenarios(items) -> None:
+    """The smoke profile's scenario of each protocol is named by its descriptor (``smoke_tests``),
+    not by a marker in its module: one place says what smoke runs, tested against the modules."""
+    for item in items:
+        marks = {m.name for m in item.iter_markers()}
+        if smoke_scenario(marks, item.path.name, item.name, getattr(item, "originalname", item.name)):
+            item.add_marker(pytest.mark.smoke)
+            item.add_marker(pytest.mark.smoke_local)
+
+
+# fixtures that hold the session's blue and green until the very end
+_SESSION_DEPLOYMENT = {"pulsar_deployment", "replicated_namespace"}
+
+
+def _order_by_deployment(items) -> None:
+    """Whole modules, stably reordered: those that start no cluster first (the spec checks), then
+    those whose clusters are their own and stop with them, and last those on the session's blue and
+    green, which stay up to the session's end: on two cores no scenario should run beside idle
+    clusters it does not use. A module is moved as a whole, so its fixtures are set up once."""
+    rank: dict = {}
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        own = 2 if names & _SESSION_DEPLOYMENT else 0 if "pulsar" not in {m.name for m in item.iter_markers()} else 1
+        rank[item.module] = max(rank.get(item.module, 0), own)
+    items.sort(key=lambda item: rank[item.module])
+
+
 _exit = {"status": 0}
 
 
@@ -64,6 +98,11 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config) -> None:
+    # the run's one Spark session (spark_checks/session.py) ends with the run, Ctrl-C included
+    try:
+        stop_shared()
+    except Exception as error:  # noqa: BLE001 - a JVM that will not stop must not hide the verdicts
+        sys.stderr.write(f"conformance: stopping the Spark session failed: {type(error).__name__}: {error}\n")
     # A client call abandoned at its deadline still holds the C++ client's lock (seen: Client.close()
     # stuck in HandlerBase::getCnx); the interpreter's shutdown would destroy that client and wait
     # on the lock forever. Reports are written by now: leave without the destructors.

@@ -18,7 +18,7 @@ import yaml
 
 from pulsar_conformance.output import progress
 
-from . import archive, failover, identity, product, values
+from . import archive, failover, identity, product, timings, values
 from .junit import read_junit, write_requirements_junit
 from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
 
@@ -88,6 +88,7 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "tests": tests["cases"],
         "anomalies": {c["name"]: c["verdict"] for c in captures},
         "spec": spec,
+        "timings": timings.breakdown(out),  # where the time went (reports/timings.py)
         "bundle": {"archive": archive.archive_path(out).name, "manifest": archive.MANIFEST, "left_out": left_out},
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))

@@ -12,6 +12,7 @@ child's PYTHONPATH.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import signal
@@ -23,6 +24,7 @@ from pathlib import Path
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.output import emit, progress
 
+from . import timings
 from .request import CertifyRequest, check_client
 
 _check_client = check_client  # its old name here: tests/protocols/client_failover import it so
@@ -43,7 +45,7 @@ def run_certify(request: CertifyRequest) -> int:
     summary = certify_once(request)
     verdict = summary["verdict"]
     emit(request, {"verdict": verdict, "out": str(request.out), "summary": summary["counts"],
-                   "seconds": summary["seconds"]},
+                   "seconds": summary["seconds"], "timings": summary.get("timings")},
          lambda: _text(summary, request.out))
     return exit_code(verdict, interrupted=bool(summary.get("interrupted")))
 
@@ -60,6 +62,8 @@ def exit_code(verdict: str, *, interrupted: bool = False) -> int:
 def certify_once(request: CertifyRequest) -> dict:
     """One certification run into ``request.out``: the tests in a child process, then the bundle."""
     started = time.time()
+    # a profile may run less elsewhere than on the local backend (the smoke profile: Profile.on)
+    request = dataclasses.replace(request, profile=request.profile.on(request.deployment.backend))
     out = request.out
     client = request.client
     out.mkdir(parents=True, exist_ok=True)
@@ -70,11 +74,17 @@ def certify_once(request: CertifyRequest) -> dict:
                                      "observed": "probe of the tests' environment before the run"})
     env = client.child_env(_child_env(request))
     command = _pytest_command(request.profile, out, request.select)
+    child_started = time.time()
     outcome = _run_child(command, env, log=out / E2E_LOG)
+    timings.record_parent(out, before_tests_s=child_started - started, tests_process_s=time.time() - child_started)
     progress("certify: building the bundle...")
     from .bundle import build_bundle
 
-    return build_bundle(out, request, pytest_exit=outcome, seconds=time.time() - started)
+    built = time.time()
+    summary = build_bundle(out, request, pytest_exit=outcome, seconds=built - started)
+    # where the time went, at the end of the run (the figures are in summary.json's "timings")
+    progress(timings.text(summary.get("timings"), total_s=time.time() - started, bundle_s=time.time() - built))
+    return summary
 
 
 def _text(summary: dict, out: Path) -> str:
@@ -95,6 +105,12 @@ def _child_env(request: CertifyRequest) -> dict:
         env["PULSAR_CONFORMANCE_EXTERNAL"] = request.deployment.file
     if request.pulsar_version:
         env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = request.pulsar_version
+    elif request.profile.same_release and request.deployment.backend == "local":
+        # every deployment on the default release, the PIP-454 scenario's too (its own default is
+        # 5.0.0-M1: a second release to download and a Java 21 to find, for one short scenario)
+        from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
+
+        env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = DEFAULT_PULSAR_VERSION
     if request.java_client_version:
         env["PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"] = request.java_client_version
     if request.migration_tls:

@@ -51,10 +51,28 @@ class Profile:
     min_client: str | None = None
     min_client_why: str = ""
     extra: dict = field(default_factory=dict)
+    # Requirements of other areas this profile certifies too (the smoke profile: one short scenario
+    # per protocol, so a few requirements of each, from the descriptors' smoke_requirements).
+    requirements: tuple[str, ...] = ()
+    # The local backend's default release for every deployment of the run when --pulsar-version is
+    # not given, the metadata-migration scenarios' included (they run 5.0.0-M1 otherwise): smoke runs
+    # PIP-454 on 4.2.4, beside the rest, with no second release to download.
+    same_release: bool = False
+    # What runs on a deployment other than the local backend's (an external file, containers): the
+    # smoke scenarios of the protocols start clusters of their own shapes, with faults, which only
+    # the local backend gives (and must not touch a vendor's clusters); None: the profile as it is.
+    elsewhere: Profile | None = None
 
     def declared(self, requirements) -> list[str]:
-        """The ids this profile certifies: its areas' requirements that a conformance check judges."""
-        return [r.id for r in requirements if r.area in self.areas and r.conformance and not r.uncovered]
+        """The ids this profile certifies: its areas' requirements that a conformance check judges,
+        and its own ``requirements``."""
+        mine = set(self.requirements)
+        return [r.id for r in requirements
+                if (r.area in self.areas or r.id in mine) and r.conformance and not r.uncovered]
+
+    def on(self, backend: str) -> Profile:
+        """This profile as it runs on ``backend`` (local, containers or external)."""
+        return self if backend == "local" or self.elsewhere is None else self.elsewhere
 
 
 def _run(area: str, budget: SpecBudget) -> SpecRun:
@@ -70,12 +88,7 @@ def _profiles() -> dict[str, Profile]:
     with_spec = [p for p in PROTOCOLS if p.spec]
     clients = [p for p in PROTOCOLS if p.min_client]
     oldest = max(clients, key=lambda p: Version(p.min_client), default=None)
-    profiles = [
-        Profile("smoke", "a short scenario per area: spec checks with small budgets, "
-                + ", ".join(f"{p.area} with capture + Spark" for p in PROTOCOLS if p.live_smoke),
-                markers="smoke", spec_runs=tuple(_run(p.area, p.smoke) for p in with_spec if p.smoke),
-                mutants=tuple((p.area, p.smoke_mutant) for p in with_spec if p.smoke_mutant), messages=1500,
-                areas=tuple(p.area for p in PROTOCOLS if p.live_smoke)),
+    profiles = [_smoke(with_spec),
         Profile("full", "every conformance test, every spec variant with CI budgets, every mutant",
                 markers="", spec_runs=tuple(_run(p.area, b) for p in with_spec for b in p.ci),
                 mutants=tuple((p.area, None) for p in with_spec if p.mutants),
@@ -89,6 +102,30 @@ def _profiles() -> dict[str, Profile]:
                                 mutants=((p.area, None),) if p.mutants else (), areas=(p.area,),
                                 min_client=p.min_client, min_client_why=p.min_client_why, **p.profile_options))
     return {p.name: p for p in profiles}
+
+
+def _smoke(with_spec) -> Profile:
+    """One short live scenario of every protocol (its descriptor's ``smoke_tests``), the
+    geo-replication scenario, spec checks with small budgets and one mutant per spec; elsewhere
+    than on the local backend, the geo-replication scenario and the spec checks only."""
+    live = [p for p in PROTOCOLS if p.live_smoke]
+    short = [p for p in PROTOCOLS if p.smoke_tests]
+    common = dict(spec_runs=tuple(_run(p.area, p.smoke) for p in with_spec if p.smoke),
+                  mutants=tuple((p.area, p.smoke_mutant) for p in with_spec if p.smoke_mutant), messages=1500,
+                  areas=tuple(p.area for p in live))
+    checks = "spec checks with small budgets and one mutant per spec"
+    elsewhere = Profile("smoke", f"{', '.join(f'{p.area} with capture + Spark' for p in live)}; {checks} "
+                        "(the other protocols' smoke scenarios start clusters of their own: local backend only)",
+                        markers="smoke and not smoke_local", **common)
+    clients = [p for p in short if p.min_client]
+    oldest = max(clients, key=lambda p: Version(p.min_client), default=None)
+    return Profile("smoke", "one short live scenario of every protocol ("
+                   + ", ".join(f"{p.area}" for p in short) + "), "
+                   + ", ".join(f"{p.area} with capture + Spark" for p in live) + f"; {checks}",
+                   markers="smoke", requirements=tuple(r for p in short for r in p.smoke_requirements),
+                   same_release=True, elsewhere=elsewhere,
+                   min_client=oldest.min_client if oldest else None,
+                   min_client_why=oldest.min_client_why if oldest else "", **common)
 
 
 PROFILES: dict[str, Profile] = _profiles()

@@ -44,6 +44,12 @@ class Protocol:
     smoke: SpecBudget | None = None  # its spec run in the smoke profile
     smoke_mutant: str | None = None
     live_smoke: bool = False  # its live scenarios are part of smoke
+    # The smoke profile's live part of a protocol whose own scenarios take minutes: its shortest
+    # scenario that certifies a live requirement, as "test_module.py::test_name" ("...::test_name[id]"
+    # for one parameter) in its package. conformance/conftest.py marks them ``smoke`` (and
+    # ``smoke_local``: they start clusters of their own shape, which only the local backend gives).
+    smoke_tests: tuple[str, ...] = ()
+    smoke_requirements: tuple[str, ...] = ()  # the live requirements those scenarios certify
     min_client: str | None = None  # the oldest pulsar-client its scenarios run with
     min_client_why: str = ""
     profile_options: dict = field(default_factory=dict)  # further Profile fields (messages, ...)
@@ -87,7 +93,18 @@ PROTOCOLS: tuple[Protocol, ...] = _discover()
 
 def markers() -> dict[str, str]:
     """The pytest markers of conformance/: ``smoke`` and one per protocol."""
-    return {"smoke": "part of the smoke profile", **{p.marker: f"area: {p.title}" for p in PROTOCOLS}}
+    return {"smoke": "part of the smoke profile",
+            "smoke_local": "part of the smoke profile on the local backend only (a descriptor's smoke_tests)",
+            **{p.marker: f"area: {p.title}" for p in PROTOCOLS}}
+
+
+def smoke_scenario(item_marks: set[str], module: str, name: str, originalname: str) -> Protocol | None:
+    """The protocol whose ``smoke_tests`` name this test (``module`` its file name, ``name`` with its
+    parameter id, ``originalname`` without), among the protocols whose marker it carries."""
+    for p in PROTOCOLS:
+        if p.marker in item_marks and ({f"{module}::{name}", f"{module}::{originalname}"} & set(p.smoke_tests)):
+            return p
+    return None
 
 
 def protocol(area: str) -> Protocol:

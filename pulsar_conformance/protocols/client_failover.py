@@ -16,6 +16,10 @@ PROTOCOL = Protocol(
     mutants=MutantBudget(depth=10, examples=150),
     smoke=SpecBudget("cpp", depth=8, examples=60, max_states=50_000),
     smoke_mutant="threshold-off-by-one",
+    # 7 s of traffic on the package's three standalones, no broker killed: the provider points the
+    # client at s1 and back (R05), nothing acknowledged is lost on the way (R11, Spark)
+    smoke_tests=("test_client_failover.py::test_provider_moves_the_client",),
+    smoke_requirements=("PIP121-R05", "PIP121-R11"),
     # AutoClusterFailover and ServiceInfoProvider came with pulsar-client 3.11.0 (C++ 4.1.0)
     min_client="3.11.0",
     min_client_why="the client-failover scenarios use AutoClusterFailover and ServiceInfoProvider, new in 3.11.0",

@@ -14,4 +14,9 @@ PROTOCOL = Protocol(
         SpecBudget("as-implemented", depth=12, examples=150, max_states=300_000)),
     # Hypothesis needs 600 examples to reach the copy-phase mutants (300 leave two alive; measured)
     mutants=MutantBudget(depth=12, examples=600, steps=40),
+    # on the run's release when it has PIP-454 (4.2.4 by default; see the smoke profile's
+    # same_release): a target other than Oxia asked for over REST, answered at once (R11) where the
+    # migration scenarios wait through PREPARATION (about 180 s on 4.2.4, docs/releases.md)
+    smoke_tests=("test_metadata_migration.py::test_a_target_other_than_oxia",),
+    smoke_requirements=("PIP454-R11",),
 )

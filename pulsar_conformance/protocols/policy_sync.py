@@ -16,4 +16,7 @@ PROTOCOL = Protocol(
     mutants=MutantBudget(depth=10, examples=150),
     smoke=SpecBudget("as-proposed", depth=5, examples=40, max_states=100_000),
     smoke_mutant="winner-is-oldest",
+    # the module's three clusters switched to sync by the setting, and nothing more (R07)
+    smoke_tests=("test_policy_sync.py::test_enabled_by_the_setting",),
+    smoke_requirements=("PIP136-R07",),
 )
