@@ -1,1 +1,13 @@
-"""PIP-454 metadata store migration (ZooKeeper to Oxia) on a real Pulsar 4.2+ standalone."""
+"""PIP-454 metadata store migration (ZooKeeper to Oxia) on a real Pulsar 4.2+ standalone
+(docs/metadata-migration.md).
+
+- ``outcome``: what a run leaves to be judged (``Outcome``, its ``Plan``; ``to_json`` the record the judges read);
+- ``scenario``: one migration on a deployment (seed, traffic, probes, start, a fault), returning the outcome;
+- ``observe``: the phase over REST and the metadata writes probing the cluster;
+- ``stores``: every path of ZooKeeper and Oxia with its value and version, and their comparison;
+- ``judge``: every verdict as a pure function of the outcome;
+- ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-454.yaml);
+- ``trace``: the phases and faults observed, projected onto the metadata-migration spec;
+- ``bench``: ``bench metadata-migration`` (the read-only window against the amount of metadata);
+- ``test_metadata_migration``: the live scenarios.
+"""

@@ -3,10 +3,15 @@ the phases the status endpoint showed, the metadata writes and their answers, th
 compared, the broker's log marks, the retry after FAILED, and Spark's verdict on the traffic.
 
 Each returns ``(ok, evidence)``; ``ok`` None when the run never reached the state the check is
-about (a start refused, no write inside the window): no evidence is never a pass."""
+about (a start refused, no write inside the window): no evidence is never a pass. ``judge`` gives
+every row a scenario records, from its outcome (outcome.py)."""
 from __future__ import annotations
 
 import re
+
+from ...harness.rows import Row, from_judge, row
+from . import trace
+from .outcome import Outcome
 
 READ_ONLY = ("PREPARATION", "COPYING")
 # The PIP's phases in order; FAILED may follow any of them
@@ -294,3 +299,41 @@ def other_target(doc: dict, other_source: dict | None = None) -> tuple[bool | No
     if any(a["status"] is None for a in answers):
         return None, said
     return all(a["ok"] for a in answers), said
+
+
+def judge(out: Outcome) -> list[Row]:
+    """The rows of the checks ``out.judged`` names; all unknown when the target server failed by itself."""
+    prefix = f"metadata-migration/{out.name}"
+    if out.target_broken:
+        return [row(f"{prefix}/{check}", None, out.target_broken) for check in out.judged]
+    doc = out.to_json()
+    rows = []
+    for check in out.judged:
+        name = f"{prefix}/{check}"
+        if check == "phases":
+            rows.append(row(name, *phases_with_trace(doc)))
+        elif check == "data-plane":
+            rows.append(from_judge(name, data_plane, doc, out.verdict))
+        elif check == "read-only-window":
+            ok, said, figures = window(doc)
+            rows.append(row(name, ok, said, figures=figures))
+        elif check == "other-target":
+            rows.append(row(name, *other_target(doc, out.other_source), unreachable_target=out.unreachable_target))
+        else:
+            rows.append(from_judge(name, JUDGES[check], doc))
+    return rows
+
+
+def phases_with_trace(doc: dict) -> tuple[bool | None, str]:
+    """R01: the phases in the PIP's order, and the observed trace (faults included) a behaviour of
+    the spec as proposed (trace.py); what 5.0.0-M1's model says of it is in the evidence too."""
+    ok, said = phases(doc)
+    behaves, trace_said = trace.evidence(doc)
+    if ok is not None and behaves is not None:
+        ok = ok and behaves
+    return ok, f"{said}; {trace_said}"
+
+
+# the checks judged by a function of the record alone
+JUDGES = {"writes-refused": writes_refused, "ephemerals-recreated": ephemerals, "participants-waited": participants,
+          "versions-preserved": versions, "after-cutover": after_cutover, "rest": rest, "rollback": rollback}

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
 
 from ...harness import evidence, timeline
+from ...harness import outcome as saved
 from ...harness.traffic import Sub, TopicLoad, Traffic
 from . import observe, stores
+from .outcome import Outcome, Plan
 
 TENANT = "mm"
 BASE = "base"
@@ -36,47 +38,6 @@ PARTICIPANTS = f"{COORDINATOR}/participants"
 LOG_MARKS = {"ephemerals": r"Found (\d+ )?local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
              "copy": "Starting persistent data copy", "copied": "All data copied",
              "completed": "=== Metadata Migration Complete ===", "failed": "=== Metadata Migration Failed ==="}
-
-
-@dataclass(frozen=True)
-class Plan:
-    fault: str = "none"  # none | oxia | coordinator
-    nodes: int = 50  # namespaces seeded before the migration, each with one topic
-    rate: float = 40.0  # messages per second on the data topic (0: no traffic, no capture to check)
-    target: str | None = None  # a migration target other than the deployment's Oxia (bad-input scenarios)
-    # 5.0.0-M1's coordinator gives up waiting for participants after 60 s, checked after backoff
-    # sleeps of up to 60 s: a target killed in PREPARATION ends FAILED after ~117 s (measured)
-    timeout_s: float = 180.0
-
-
-@dataclass
-class Outcome:
-    name: str
-    plan: Plan
-    run_dir: Path
-    start: dict  # the start call's answer
-    phases: list[dict]
-    writes: list[dict]
-    participants_before: int | None
-    kept: dict[str, bool] = field(default_factory=dict)  # accepted write -> present after the run
-    comparison: dict | None = None
-    oxia_ephemerals: list[str] = field(default_factory=list)
-    cas_after: dict | None = None
-    restarted_on_oxia: dict | None = None
-    retry: dict | None = None
-    fault: dict = field(default_factory=dict)  # what the fault did: phase when injected, a restart's error
-    log_marks: dict[str, int | None] = field(default_factory=dict)  # line number of each LOG_MARKS entry
-    verdict: dict = field(default_factory=dict)
-    markers: list = field(default_factory=list)
-    metadata_nodes: int | None = None
-    metadata_bytes: int | None = None
-    target_server: str | None = None
-    target_broken: str | None = None  # the target server failed by itself: the run judges nothing
-
-    def to_json(self) -> dict:
-        doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}
-        doc["run_dir"] = str(self.run_dir)
-        return doc
 
 
 def _flag(port: int) -> str | None:
@@ -111,7 +72,8 @@ def _log_marks(log: str) -> dict[str, int | None]:
     return {key: _log_marks_of(log, needle) for key, needle in LOG_MARKS.items()}
 
 
-def run(deployment, run_dir: Path, name: str, plan: Plan) -> Outcome:
+def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...] = ()) -> Outcome:
+    """One migration by ``plan``; ``judged``: the checks the outcome is to be judged by (judge.judge)."""
     cluster_name = next(iter(deployment.clusters))
     cluster = deployment.clusters[cluster_name]
     admin = cluster.admin()
@@ -148,7 +110,7 @@ def run(deployment, run_dir: Path, name: str, plan: Plan) -> Outcome:
             traffic.close()
     line.hung(traffic.hung)
     out = Outcome(name, plan, run_dir, started.__dict__ | {"ok": started.ok}, phases.seen,
-                  [w.to_json() for w in prober.writes], before, fault=fault)
+                  [w.to_json() for w in prober.writes], before, fault=fault, judged=tuple(judged))
     out.log_marks = _log_marks("\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:]))
     out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
     if phases.current() == "COMPLETED":
@@ -162,6 +124,7 @@ def run(deployment, run_dir: Path, name: str, plan: Plan) -> Outcome:
     out.verdict = timeline.spark_verdict(run_dir, columns, line)
     out.markers = line.markers
     timeline.save(run_dir, "metadata-migration", out.to_json(), line.markers, out.verdict)
+    saved.save(out, run_dir)
     return out
 
 
