@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else")
     parser = _Parser(prog="pulsar-conformance", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_VersionAction, nargs=0, default=argparse.SUPPRESS,
+                        help="print the installed version (from git at build time) and exit")
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     top.required = True
     bench_parser = top.add_parser("bench", help="benchmarks that print figures (ratios in one run)")
@@ -99,6 +100,15 @@ def _report_usage_error(error: UsageError, json_mode: bool) -> None:
         sys.stdout.write(json.dumps({"error": error.problem, "fix": error.fix}) + "\n")
     else:
         sys.stderr.write(f"error: {error}\n")
+
+
+class _VersionAction(argparse.Action):
+    """argparse's own version action needs the string up front; the installed metadata is read only when
+    --version is asked for, not on every command (spec replay's size check must read no file first)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(_version() + "\n")
+        parser.exit()
 
 
 def _version() -> str:
