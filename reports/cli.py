@@ -17,6 +17,9 @@ def register(commands) -> None:
     p.add_argument("--deployment", default=None, metavar="local|containers|FILE",
                    help="local (default: embedded JVM brokers, started and stopped by the run), containers, "
                         "or an external deployment YAML (docs/deployments.md)")
+    p.add_argument("--topology", default=None, metavar="standalone|cluster",
+                   help="what the local deployment runs per cluster: standalone (default, one JVM) or cluster "
+                        "(ZooKeeper, 2 bookies, 2 brokers; docs/deployments.md)")
     p.add_argument("--pulsar-version", default=None, help="Pulsar release the local deployment runs")
     p.add_argument("--client-version", default=None, metavar="V",
                    help="pulsar-client release the tests import (default: this environment's); another release "

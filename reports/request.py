@@ -41,9 +41,11 @@ class Deployment:
 
     backend: str = "local"
     file: str | None = None
+    # what runs per cluster on a backend the run starts (fixtures/deploy/topology.py): "standalone" or "cluster"
+    topology: str = "standalone"
 
     def to_json(self) -> dict:
-        return {"backend": self.backend, "file": self.file}
+        return {"backend": self.backend, "file": self.file, "topology": self.topology}
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def certify_request(args) -> CertifyRequest:
     out = check_output_path(args.out or Path("reports") / run_id, kind="dir", option="--out", empty=True)
     _check_matrix_deployment(matrix, args.deployment)
     _check_java_env()
-    deployment = deployment_option(args.deployment, profile)
+    deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None))
     for mode in ([args.migration_tls] if args.migration_tls else []) + (
             list(matrix.values) if matrix and matrix.axis == "migration-tls" else []):
         check_migration_tls(profile, mode, deployment)
@@ -282,13 +284,32 @@ def _check_not_both(args, matrix: Matrix | None) -> None:
                          f"drop {option}: the matrix runs every value it names")
 
 
+TOPOLOGIES = ("standalone", "cluster")
+
+
+def check_topology(topology: str | None, deployment: str | None) -> str:
+    """The cluster topology is started by the run on the local backend: refused with an external file
+    (it runs what it runs) or containers (not built there yet), before anything starts."""
+    if topology in (None, "standalone"):
+        return "standalone"
+    if topology not in TOPOLOGIES:
+        raise UsageError(f"--topology {topology}: not a topology", f"use {' or '.join(TOPOLOGIES)}")
+    if deployment not in (None, "local"):
+        raise UsageError(f"--topology {topology} starts clusters of the local backend; --deployment is {deployment}",
+                         "drop --deployment (the local backend), or drop --topology: an external deployment "
+                         "runs the topology it has, and containers run standalones only")
+    return topology
+
+
 # --- checks that look outside: files, clusters, Docker, the JDK, Maven, pip ----------------------------
 
-def deployment_option(value: str | None, profile: Profile | None = None) -> Deployment:
+def deployment_option(value: str | None, profile: Profile | None = None, topology: str | None = None) -> Deployment:
     """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts
-    (reachable, and describing what the profile's protocols need of it)."""
+    (reachable, and describing what the profile's protocols need of it); ``topology``: what the run
+    starts per cluster, ``standalone`` (default) or ``cluster`` (local backend only)."""
+    topology = check_topology(topology, value)
     if value in (None, "local"):
-        return Deployment("local")
+        return Deployment("local", topology=topology)
     if value == "containers":
         from pulsar_conformance.fixtures.deploy.containers import docker_available
 
