@@ -1,3 +1,16 @@
-"""PIP-121 client cluster failover on real clusters: a failover client, its traffic and the
-clusters it is attached to over time (client.py), scenarios with faults (scenario.py), the
-projection of what was observed onto the client-failover spec (trace.py) and the verdicts."""
+"""PIP-121 client cluster failover on real clusters (docs/client-failover.md).
+
+- ``outcome``: what a scenario leaves to be judged (``Outcome``: the client's ``FailoverConfig``, the
+  faults and switches as ``Event``s, Spark's verdict, the Java client's log, backlogs, R06's ``Credentials``);
+- ``scenario``: one scenario on the deployment (a client, its traffic, faults at chosen moments), returning the outcome;
+- ``observe``: what each cluster still holds after the client ended, and what the target stored;
+- ``judge``: every verdict row of a scenario, as pure functions of the outcome;
+- ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-121.yaml);
+- ``trace``: the observed faults and switches projected onto the client-failover spec and validated;
+- ``client``: the Python failover client and where it is attached over time;
+- ``java_client``: the real Java client (Harness.java in a JVM) as a capture source; ``java_release``: which
+  release it runs and its jars from Maven Central; ``java_log``: its own log read (failed probes, switches);
+- ``credentials``: the PIP121-R06 scenarios (clusters with different token secrets);
+- ``record``: what the two live suites share (a scenario run with its recorder); ``conftest``: their deployment;
+- ``test_client_failover``, ``test_java_client_failover``: the live scenarios, Python and Java client.
+"""

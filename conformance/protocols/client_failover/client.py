@@ -14,29 +14,10 @@ from dataclasses import dataclass
 import pulsar
 
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from .outcome import FailoverConfig
 
 POLL_S = 0.01
 CLUSTERS = ("primary", "s1", "s2")  # the deployment every scenario shares (conftest.py)
-
-
-@dataclass(frozen=True)
-class FailoverConfig:
-    primary: str
-    secondaries: tuple[str, ...]
-    interval_ms: int = 200
-    failover_threshold: int = 3
-    switch_back_threshold: int = 3
-    # the Java client counts delays, not probes (the spec's ``java`` variant)
-    variant: str = "cpp"
-    failover_delay_ms: int = 0
-    switch_back_delay_ms: int = 0
-
-    def to_json(self) -> dict:
-        policy = ({"failover_threshold": self.failover_threshold, "switch_back_threshold": self.switch_back_threshold}
-                  if self.variant == "cpp" else
-                  {"failover_delay_ms": self.failover_delay_ms, "switch_back_delay_ms": self.switch_back_delay_ms})
-        return {"primary": self.primary, "secondaries": list(self.secondaries), "interval_ms": self.interval_ms,
-                "variant": self.variant, **policy}
 
 
 @dataclass(frozen=True)

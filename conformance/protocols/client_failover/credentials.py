@@ -12,74 +12,57 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import pulsar
 
 from pulsar_conformance.files import write_atomic
 
+from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from . import scenario, trace
-from .client import FailoverClient, FailoverConfig
+from . import observe, scenario, trace
+from .client import FailoverClient
+from .outcome import Credentials, Event, FailoverConfig, Outcome
 
 CONFIG = FailoverConfig("primary", ("s1",), interval_ms=200, failover_threshold=3, switch_back_threshold=3)
 TOPIC = "persistent://public/default/credentials-{}"
-
-
-@dataclass
-class Outcome:
-    run_dir: Path
-    topic: str
-    killed_ns: int = 0
-    switched_ns: int | None = None
-    ok_before: int = 0
-    ok_after_switch: int = 0
-    errors_after_switch: dict[str, int] = field(default_factory=dict)
-    stored_on_s1: int | None = None
-    start_ns: int = 0
-    events: list = field(default_factory=list)  # trace.Event: the kill and the switches, for validation
-
-    def verdict(self) -> tuple[bool | None, str]:
-        if self.switched_ns is None:
-            return None, f"the client never switched to s1 after the primary was killed ({self.ok_before} sends before)"
-        took = round((self.switched_ns - self.killed_ns) / 1e9, 2)
-        said = (f"switched to s1 {took} s after the primary's SIGKILL; {self.ok_before} sends acknowledged by the "
-                f"primary before, {self.ok_after_switch} after the switch (s1 stored {self.stored_on_s1}); send "
-                f"errors after the switch: {self.errors_after_switch or 'none'}")
-        return self.ok_after_switch > 0 and bool(self.stored_on_s1), said
+NAME, JAVA_NAME = "credentials-on-switch", "java-credentials-on-switch"
 
 
 def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, after_s: float = 8.0) -> Outcome:
     run_dir.mkdir(parents=True, exist_ok=True)
-    out = Outcome(run_dir, TOPIC.format(uuid.uuid4().hex[:8]))
+    topic = TOPIC.format(uuid.uuid4().hex[:8])
+    figures = Credentials()
     sends: list[tuple[int, str | None]] = []  # (completed at, error name or None)
     client = FailoverClient(deployment, CONFIG, tokens=tokens)
-    out.start_ns = client.attached[0].at_ns
+    start_ns = client.attached[0].at_ns
     try:
         producer = within(CLIENT_CALL_DEADLINE_S, "create the producer",
-                          lambda: client.client.create_producer(out.topic, send_timeout_millis=3000))
+                          lambda: client.client.create_producer(topic, send_timeout_millis=3000))
         _send_for(producer, sends, 2.0)
-        out.killed_ns = time.time_ns()
+        figures.killed_ns = time.time_ns()
         deployment.kill("primary")
         _send_for(producer, sends, after_s)
     finally:
         client.close()
     # the poller saw the switch as it happened; a send blocked on the dead primary does not delay it
-    out.switched_ns = next((at for at, _, to in client.switches() if to == "s1"), None)
-    out.events = [trace.Event(out.killed_ns, "down", "primary"),
-                  *(trace.Event(at, "switch", to, origin) for at, origin, to in client.switches())]
-    out.ok_before = sum(1 for at, error in sends if at < out.killed_ns and error is None)
-    if out.switched_ns is not None:
-        after = [error for at, error in sends if at > out.switched_ns]
-        out.ok_after_switch = after.count(None)
+    figures.switched_ns = next((at for at, _, to in client.switches() if to == "s1"), None)
+    events = [Event(figures.killed_ns, "down", "primary"),
+              *(Event(at, "switch", to, origin) for at, origin, to in client.switches())]
+    figures.ok_before = sum(1 for at, error in sends if at < figures.killed_ns and error is None)
+    if figures.switched_ns is not None:
+        after = [error for at, error in sends if at > figures.switched_ns]
+        figures.ok_after_switch = after.count(None)
         for error in filter(None, after):
-            out.errors_after_switch[error] = out.errors_after_switch.get(error, 0) + 1
-    admin = deployment.clusters["s1"].admin()
-    stats = admin.get_or_refusal(admin.topic_path(out.topic) + "/stats")
-    out.stored_on_s1 = stats.get("msgInCounter") if "error" not in stats else None
-    write_atomic(run_dir / "credentials.json", json.dumps(asdict(out) | {"run_dir": str(run_dir)}, indent=2,
-                                                          default=str))
+            figures.errors_after_switch[error] = figures.errors_after_switch.get(error, 0) + 1
+    figures.stored_on_target = observe.stored_on(deployment, "s1", topic)
+    out = Outcome(NAME, run_dir, CONFIG, start_ns, events, [], {}, sum(1 for _, e in sends if e is None), [], [],
+                  credentials=figures)
+    out.validation = trace.validation(out)
+    saved.save(out, run_dir)
+    write_atomic(run_dir / "credentials.json", json.dumps(asdict(figures) | {"run_dir": str(run_dir), "topic": topic},
+                                                          indent=2, default=str))
     return out
 
 
@@ -99,31 +82,16 @@ def _send_for(producer, sends: list, seconds: float) -> None:
 JAVA_CONFIG = FailoverConfig("primary", ("s1",), interval_ms=500, variant="controlled")
 
 
-def run_java(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, seed: int = 1):
+def run_java(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, seed: int = 1) -> Outcome:
     """The Java client pointed from the primary to s1 by its URL provider, each cluster's token
     handed over with it (``tokens`` overrides them: the suite's own tests give s1 the primary's)."""
     if deployment.process("primary") is None:  # the Python scenario killed it: this one needs it
         deployment.start("primary")
     given = {name: c.token for name, c in deployment.clusters.items()} | (tokens or {})
     topic = TOPIC.format(uuid.uuid4().hex[:8])
-    return scenario.run_java(deployment, run_dir, "java-credentials-on-switch", JAVA_CONFIG, topic,
-                        [(3.0, lambda f: f.point_to("s1")), (6.0, lambda f: None)], seed=seed, controlled=True,
-                        tokens=given, drain_seconds=10.0), topic
-
-
-def java_verdict(deployment, out, topic: str) -> tuple[bool | None, str]:
-    """Sends acknowledged after the Java client's switch to s1, and s1 stored them."""
-    switch = next((e for e in out.events if e.kind == "switch" and e.cluster == "s1"), None)
-    if switch is None:
-        return None, "the Java client never switched to s1 (the URL provider pointed it there)"
-    kinds = list(zip(out.columns["ts_ns"], out.columns["kind"], strict=True))
-    ok_before = sum(1 for t, k in kinds if k == "send_ok" and t < switch.at_ns)
-    ok_after = sum(1 for t, k in kinds if k == "send_ok" and t > switch.at_ns)
-    failed_after = sum(1 for t, k in kinds if k in ("send_err", "send_unknown") and t > switch.at_ns)
-    admin = deployment.clusters["s1"].admin()
-    stats = admin.get_or_refusal(admin.topic_path(topic) + "/stats")
-    stored = stats.get("msgInCounter") if "error" not in stats else None
-    return ok_after > 0 and bool(stored), (
-        f"ControlledClusterFailover switched to s1 {(switch.at_ns - out.start_ns) / 1e9:.2f} s after it started, "
-        f"handed s1's URL and a token by the URL provider; {ok_before} sends acknowledged by the primary before, "
-        f"{ok_after} after the switch, {failed_after} failed after it; s1 stored {stored}")
+    out = scenario.run_java(deployment, run_dir, JAVA_NAME, JAVA_CONFIG, topic,
+                            [(3.0, lambda f: f.point_to("s1")), (6.0, lambda f: None)], seed=seed, controlled=True,
+                            tokens=given, drain_seconds=10.0)
+    out.credentials = Credentials(stored_on_target=observe.stored_on(deployment, "s1", topic))
+    saved.save(out, run_dir)
+    return out

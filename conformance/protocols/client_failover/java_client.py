@@ -1,8 +1,8 @@
 """The real Java client in the PIP-121 scenarios: Harness.java on ``pulsar-client-original`` of a
-chosen release, resolved from Maven Central, run with the JDK's single-file source launcher.
+chosen release (java_release.py resolves it from Maven Central), run with the JDK's single-file
+source launcher; its own log is read by java_log.py.
 
-The release is ``$PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION`` (certify's ``--java-client-version``)
-or the deployment's Pulsar version. The JVM writes one JSON line per client event; they become
+The JVM writes one JSON line per client event; they become
 capture rows (format /2) through the capture writer, so Spark checks the Java client exactly as
 it checks the Python one. Where the client is attached comes over its stdout as it changes; the
 client's own log (its failed probes, its switches) is kept beside the capture, with times.
@@ -11,95 +11,31 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture.clients import logical_topic
 from pulsar_conformance.fixtures.capture.schema import KINDS, RECEIVE, SEND_KINDS, split_uid
-from pulsar_conformance.fixtures.deploy import jvm, maven
+from pulsar_conformance.fixtures.deploy import jvm
 from pulsar_conformance.fixtures.deploy.java import choose_java
-from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION, parse_version
+from pulsar_conformance.fixtures.deploy.versions import parse_version
 
-from .client import Attachment, FailoverConfig
+from . import java_log
+from .client import Attachment
+
+# reports/request.py checks --java-client-version through java_client.resolve: kept importable here
+from .java_release import VERSION_ENV, resolve, wanted_version  # noqa: F401
+from .outcome import FailoverConfig
 
 HERE = Path(__file__).resolve().parent
-POM = HERE / "java-client-pom.xml"
 HARNESS = HERE / "Harness.java"
-VERSION_ENV = "PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"
 # compiling Harness.java and connecting take a few seconds on two busy cores
 READY_TIMEOUT_S = 90.0
-_PROBE_FAILED = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url: (\S+)")
-# the switches the client says it makes: AutoClusterFailover's failover and switch-back, and
-# ControlledClusterFailover's "from <configuration> to <configuration>" (serviceUrl=... inside each)
-_SWITCHED = (
-    re.compile(r"^(\d{13}) INFO \S+ .*Current Pulsar service is (\S+), it has been down for \d+ ms, "
-               r"switch to the service (\S+?)\.? "),
-    re.compile(r"^(\d{13}) INFO \S+ .*Current Pulsar service is secondary: (\S+), the primary service: (\S+) "
-               r"has been recover"),
-    re.compile(r"^(\d{13}) INFO \S+ .*Switch Pulsar service url from .*?(?:serviceUrl=([^,\s)]+)|null).* to "
-               r".*?serviceUrl=([^,\s)]+)"),
-)
-_MISSING = re.compile(r"pulsar-client-original:jar:\S+ (was not found|.*Could not find)|Could not find artifact "
-                      r"org\.apache\.pulsar:pulsar-client-original")
 
 
-def wanted_version(deployment=None) -> str:
-    """The Java client release to run: the option, else the deployment's own Pulsar release."""
-    explicit = os.environ.get(VERSION_ENV, "").strip()
-    if explicit:
-        return explicit
-    record = getattr(deployment, "record", None) or {}
-    return record.get("pulsar_version") or DEFAULT_PULSAR_VERSION
-
-
-def resolve(text: str) -> maven.Classpath:
-    """pulsar-client-original ``text`` and a log backend from Maven Central (cached per release);
-    a release Maven cannot resolve is a ``UsageError`` with the fix."""
-    try:
-        version = parse_version(text)
-    except UsageError as error:
-        raise UsageError(f"Java client version: {error.problem}",
-                         f"pass --java-client-version like {DEFAULT_PULSAR_VERSION} (3.0 or later), or drop it to run "
-                         "the deployment's Pulsar release") from None
-    cached = maven.cache_dir() / "java-client" / f"{version}.txt"
-    found = maven.cached_classpath(cached, version)
-    if found is not None:
-        return found
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_suffix(".partial")
-    command = ["mvn", "-B", "-q", "-f", str(POM), "--global-settings", str(maven.POM.parent / "settings.xml"),
-               f"-Dpulsar.client.version={version}", f"-Dslf4j.binding={version.slf4j_binding}",
-               f"-Dstandin.repo.url={maven.stand_in_repo(version).as_uri()}",
-               "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
-    started = time.monotonic()
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise UsageError("Maven (mvn) is not on PATH; the Java client's jars are resolved with it",
-                         "install Maven (apt-get install maven)") from None
-    except subprocess.TimeoutExpired:  # run() has killed Maven's JVM
-        raise UsageError(f"Maven did not resolve pulsar-client-original {version} in 15 minutes",
-                         "check that Maven Central is reachable (MAVEN_OPTS for a proxy)") from None
-    if done.returncode != 0:
-        output = done.stdout + done.stderr
-        if _MISSING.search(output):
-            raise UsageError(f"Java client {version} (org.apache.pulsar:pulsar-client-original) is not on Maven Central",
-                             "pass a released version to --java-client-version (list: https://repo.maven.apache.org/"
-                             "maven2/org/apache/pulsar/pulsar-client-original/), or drop it to run the deployment's "
-                             "Pulsar release")
-        first = next((line for line in output.splitlines() if "[ERROR]" in line), "(no error line)")
-        raise UsageError(f"Maven could not resolve Java client {version} (exit {done.returncode}): {first[:300]}",
-                         "check that Maven Central is reachable (MAVEN_OPTS for a proxy), or pick another "
-                         "--java-client-version")
-    entries = [e for e in partial.read_text().strip().split(os.pathsep) if e]
-    partial.replace(cached)
-    return maven.Classpath(str(version), entries, download_seconds=time.monotonic() - started)
 
 
 class UrlProvider:
@@ -288,16 +224,11 @@ class JavaFailoverClient:
 
     def switch_log(self) -> list[tuple[int, str | None, str]]:
         """(time, from, to) of each switch the client logged making, clusters by name."""
-        return switches_logged(self.log_path.read_text() if self.log_path.exists() else "", self.by_url)
+        return java_log.switches_logged(self.log_path.read_text() if self.log_path.exists() else "", self.by_url)
 
     def failed_probes(self) -> list[tuple[int, str]]:
         """(time, cluster) of each probe the client logged as failed, from its own log."""
-        found = []
-        for line in self.log_path.read_text().splitlines() if self.log_path.exists() else []:
-            match = _PROBE_FAILED.match(line)
-            if match:
-                found.append((int(match.group(1)) * 1_000_000, self.by_url.get(match.group(2), match.group(2))))
-        return found
+        return java_log.failed_probes(self.log_path.read_text() if self.log_path.exists() else "", self.by_url)
 
 
 # the client's probe failures and switches with their epoch times; WARN elsewhere keeps it small
@@ -319,28 +250,3 @@ _LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def switches_logged(log: str, by_url: dict[str, str]) -> list[tuple[int, str | None, str]]:
-    """(time, from, to) of each switch in a Java client's log (from None: the first configuration)."""
-    found = []
-    for line in log.splitlines():
-        for pattern in _SWITCHED:
-            match = pattern.match(line)
-            if match:
-                origin, target = match.group(2), match.group(3)
-                found.append((int(match.group(1)) * 1_000_000, by_url.get(origin, origin) if origin else None,
-                              by_url.get(target, target)))
-                break
-    return found
-
-
-def needless_reconnects(switches: list[tuple[int, str | None, str]]) -> tuple[bool | None, str]:
-    """PIP121-R10 for the Java client: no switch it makes is to the cluster it already uses."""
-    real = [s for s in switches if s[1] is not None]
-    same = [s for s in real if s[1] == s[2]]
-    if same:
-        return False, (f"{len(same)} of {len(real)} switch(es) the client logged were to the cluster it was on "
-                       f"({', '.join(sorted({s[2] for s in same}))}): connections dropped for nothing")
-    if not real:
-        return None, "the client logged no switch: nothing shows how it switches"
-    return True, (f"{len(real)} switch(es) logged ({'; '.join(f'{a} -> {b}' for _, a, b in real)}), none to the "
-                  "cluster already in use")

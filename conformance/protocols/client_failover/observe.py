@@ -62,3 +62,10 @@ def _read(cluster, topic: str, subscription: str, count: int) -> list[str]:
         return uids
     finally:
         client.close()
+
+
+def stored_on(deployment, cluster: str, topic: str) -> int | None:
+    """How many messages ``cluster`` stored on ``topic`` (its msgInCounter; None: not answered)."""
+    admin = deployment.clusters[cluster].admin()
+    stats = admin.get_or_refusal(admin.topic_path(topic) + "/stats")
+    return stats.get("msgInCounter") if "error" not in stats else None

@@ -22,10 +22,12 @@ from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
+from ...harness import outcome as saved
 from ...harness.traffic import Sub, Traffic
 from . import observe, trace
-from .client import FailoverClient, FailoverConfig
+from .client import FailoverClient
 from .java_client import JavaFailoverClient
+from .outcome import Event, FailoverConfig, Outcome
 
 # a consumer that moves reads its subscription on the new cluster from its start: duplicates and
 # order across the switch are figures here, losing an acknowledged message is the finding
@@ -38,8 +40,9 @@ class Faults:
 
     deployment: object
     line: timeline.Timeline = field(default_factory=timeline.Timeline)
-    events: list[trace.Event] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     client: FailoverClient | None = None
+    marks: dict[str, int] = field(default_factory=dict)  # instants a step notes for the judge (Outcome.marks)
 
     def mark(self, label: str) -> None:
         self.line.mark(label)
@@ -47,7 +50,7 @@ class Faults:
     def kill(self, cluster: str) -> None:
         at = time.time_ns()
         self.deployment.kill(cluster)
-        self.events.append(trace.Event(at, "down", cluster))
+        self.events.append(Event(at, "down", cluster))
         self.mark(f"{cluster} killed (SIGKILL)")
 
     def start(self, cluster: str) -> None:
@@ -58,7 +61,7 @@ class Faults:
         self.deployment.start(cluster)
         watcher.join(5)
         at = opened.get("last_refused_ns") or time.time_ns()
-        self.events.append(trace.Event(at, "up", cluster))
+        self.events.append(Event(at, "up", cluster))
         self.mark(f"{cluster} started; its port opened +{(opened.get('open_ns', at) - at) / 1e6:.0f} ms after the last refusal")
 
     def pause(self, cluster: str) -> None:
@@ -77,49 +80,11 @@ class Faults:
     def point_to(self, cluster: str) -> None:
         at = time.time_ns()
         self.client.point_to(cluster)
-        self.events.append(trace.Event(at, "point", cluster))
+        self.events.append(Event(at, "point", cluster))
         self.mark(f"provider points the client to {cluster}")
 
 
 Step = tuple[float, Callable[[Faults], None]]  # (seconds to wait first, what to do)
-
-
-@dataclass
-class Outcome:
-    name: str
-    run_dir: Path
-    config: FailoverConfig
-    start_ns: int
-    events: list[trace.Event]  # faults and switches, in time order
-    markers: list[dict]
-    verdict: dict  # Spark's
-    columns: dict
-    sends_ok: int
-    errors: list[str]
-    hung: list[str]
-    validation: object = None
-    java: dict | None = None  # the Java client's release and its own log: failed probes (time, cluster)
-    # per cluster, what the scenario's subscription still held after the client ended (observe.py)
-    backlogs: dict | None = None
-    # the client's drain waited for every acknowledged send (Java), not for a quiet spell (Python)
-    drain_complete: bool = False
-
-    def switches(self) -> list[trace.Event]:
-        return [e for e in self.events if e.kind == "switch"]
-
-    def faults(self) -> list[trace.Event]:
-        return [e for e in self.events if e.kind != "switch"]
-
-    def save(self) -> None:
-        doc = {"config": self.config.to_json(), "start_ns": self.start_ns,
-               "events": [vars(e) for e in self.events], "markers": self.markers, "sends_ok": self.sends_ok,
-               "errors": self.errors[:20], "hung": self.hung, "java": self.java,
-               "backlogs": self.backlogs, "drain_complete": self.drain_complete,
-               "trace": None if self.validation is None else {
-                   "ok": self.validation.ok, "problem": self.validation.problem,
-                   "hidden_steps": self.validation.hidden_steps, "labels": self.validation.labels}}
-        switches = [{"ts_ns": e.at_ns, "label": f"client {e.origin} -> {e.cluster}"} for e in self.switches()]
-        timeline.save(self.run_dir, "failover", doc, self.markers + switches, self.verdict)
 
 
 def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str, steps: list[Step], *,
@@ -191,19 +156,29 @@ def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic
 def _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled, java=None, *,
               backlogs=None, drain_complete=False) -> Outcome:
     columns = evidence.read_capture(run_dir)
-    switches = [trace.Event(at, "switch", to, origin) for at, origin, to in client.switches()]
+    switches = [Event(at, "switch", to, origin) for at, origin, to in client.switches()]
     events = sorted(faults.events + switches, key=lambda e: e.at_ns)
     verdict = timeline.spark_verdict(run_dir, columns, faults.line)
-    outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, verdict, columns,
+    outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, verdict,
                       columns["kind"].count("send_ok"), errors, hung, java=java, backlogs=backlogs,
-                      drain_complete=drain_complete)
-    # the spec's auto variants judge a client that probes; a provider-driven one is judged by
-    # whether it followed (its switches have no fault behind them)
-    # (the Java URL provider is the spec's controlled variant: its polls are the hidden ticks)
-    outcome.validation = (None if controlled and config.variant != "controlled"
-                          else trace.validate_events(outcome.events, config, start_ns))
-    outcome.save()
+                      drain_complete=drain_complete, controlled=controlled, marks=dict(faults.marks), columns=columns)
+    outcome.validation = trace.validation(outcome)
+    _save(outcome)
     return outcome
+
+
+def _save(out: Outcome) -> None:
+    """outcome.json (harness/outcome.py), and failover.json, markers.json, verdict.json for the report."""
+    saved.save(out, out.run_dir)
+    v = out.validation
+    doc = {"config": out.config.to_json(), "start_ns": out.start_ns,
+           "events": [vars(e) for e in out.events], "markers": out.markers, "sends_ok": out.sends_ok,
+           "errors": out.errors[:20], "hung": out.hung, "java": out.java,
+           "backlogs": out.backlogs, "drain_complete": out.drain_complete,
+           "trace": None if v is None else {"ok": v.ok, "problem": v.problem, "hidden_steps": v.hidden_steps,
+                                            "labels": v.labels}}
+    switches = [{"ts_ns": e.at_ns, "label": f"client {e.origin} -> {e.cluster}"} for e in out.switches()]
+    timeline.save(out.run_dir, "failover", doc, out.markers + switches, out.verdict)
 
 
 def _address(service_url: str) -> tuple[str, int]:

@@ -15,26 +15,17 @@ fixed rate; delays compared with the time since the first failed or ok probe); t
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 from pulsar_conformance.spec.core.interpreter import Observed, ValidationResult
 from pulsar_conformance.spec.protocols.client_failover import ClientFailover
 
 from ...harness import projection
-from .client import FailoverConfig
+from .outcome import Event, FailoverConfig, Outcome
 
 ACTIONS = {"down": "go_down", "up": "come_up", "point": "admin_points_to"}
 # a switch is seen up to 10 ms after the client made it (the pollers), a fault a few ms away from
 # when the probe could first see it: a gap may look this much shorter than it was
 OBSERVATION_LAG_NS = 50_000_000
-
-
-@dataclass(frozen=True)
-class Event:
-    at_ns: int
-    kind: str  # "down" | "up" | "point" (a URL provider's new answer) | "switch"
-    cluster: str  # down/up: the cluster; switch: where the client went
-    origin: str | None = None  # switch: where it came from
 
 
 def spec_for(config: FailoverConfig) -> ClientFailover:
@@ -105,3 +96,13 @@ def evidence(result: ValidationResult, events: list[Event], start_ns: int, varia
         return (f"a behaviour of the client-failover spec ({variant}): {len(events)} observed step(s) [{shown}] with "
                 f"{result.hidden_steps} hidden check(s) that did not switch")
     return f"NOT a behaviour of the spec: {result.problem} (observed: {shown})"
+
+
+def validation(out: Outcome) -> ValidationResult | None:
+    """The spec's verdict on a scenario's events: the auto variants judge a client that probes; a
+    provider-driven Python client is judged by whether it followed (its switches have no fault
+    behind them), so it has none. (The Java URL provider is the spec's controlled variant: its
+    polls are the hidden ticks.)"""
+    if out.controlled and out.config.variant != "controlled":
+        return None
+    return validate_events(out.events, out.config, out.start_ns)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from pulsar_conformance.conformance.protocols.client_failover import credentials
+from pulsar_conformance.conformance.protocols.client_failover import credentials, judge
 from pulsar_conformance.fixtures.deploy.local import LocalDeployment
 
 pytestmark = [pytest.mark.pulsar]
@@ -19,9 +19,10 @@ def test_the_wrong_token_for_the_target_fails_the_check(tmp_path):
         primary_token = deployment.clusters["primary"].token
         assert primary_token and primary_token != deployment.clusters["s1"].token
         out = credentials.run(deployment, tmp_path / "wrong", tokens={"s1": primary_token}, after_s=6.0)
-    ok, said = out.verdict()
-    assert out.ok_before > 0, said  # the primary took its own token
-    assert ok is False and out.ok_after_switch == 0 and out.errors_after_switch, said
+    target = judge.judge(out)[0]  # the judge the live test records through
+    ok, said, c = target.ok, target.evidence, out.credentials
+    assert c.ok_before > 0, said  # the primary took its own token
+    assert ok is False and c.ok_after_switch == 0 and c.errors_after_switch, said
     assert (tmp_path / "wrong" / "credentials.json").exists()
 
 
@@ -31,8 +32,9 @@ def test_the_java_client_handed_the_wrong_token_fails_the_check(tmp_path):
     with LocalDeployment.launch(["primary", "s1"], name=f"creds-java-{os.getpid()}", auth="token-per-cluster",
                                 heap_mb=384, state_dir=tmp_path / "state") as deployment:
         primary_token = deployment.clusters["primary"].token
-        out, topic = credentials.run_java(deployment, tmp_path / "wrong-java", tokens={"s1": primary_token})
-        ok, said = credentials.java_verdict(deployment, out, topic)
+        out = credentials.run_java(deployment, tmp_path / "wrong-java", tokens={"s1": primary_token})
+    (target,) = judge.judge(out)
+    ok, said = target.ok, target.evidence
     assert ok is False and " 0 after the switch" in said, said
     assert "sends acknowledged by the primary before" in said and not said.startswith("0 ")
     log = (tmp_path / "wrong-java" / "java-client.log").read_text()

@@ -13,8 +13,13 @@ import psutil
 import pytest
 
 from pulsar_conformance.conformance.harness import evidence
-from pulsar_conformance.conformance.protocols.client_failover import java_client
-from pulsar_conformance.conformance.protocols.client_failover.client import FailoverConfig
+from pulsar_conformance.conformance.protocols.client_failover import (
+    java_client,
+    java_log,
+    java_release,
+    judge,
+)
+from pulsar_conformance.conformance.protocols.client_failover.outcome import FailoverConfig
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture import Capture
 
@@ -38,21 +43,21 @@ def jvms() -> set[int]:
 
 def test_a_java_client_maven_cannot_resolve_is_refused_with_the_fix_and_no_jvm_left():
     with pytest.raises(UsageError) as refused:
-        java_client.resolve("4.2.99")
+        java_release.resolve("4.2.99")
     assert refused.value.problem == ("Java client 4.2.99 (org.apache.pulsar:pulsar-client-original) is not on "
                                      "Maven Central"), refused.value.problem
     assert "--java-client-version" in refused.value.fix and "\n" not in refused.value.problem
     assert not jvms()
     with pytest.raises(UsageError) as malformed:
-        java_client.resolve("4.2")
+        java_release.resolve("4.2")
     assert "Java client version" in malformed.value.problem and "--java-client-version" in malformed.value.fix
 
 
 def test_the_default_java_client_is_the_deployments_pulsar_release(monkeypatch):
-    monkeypatch.delenv(java_client.VERSION_ENV, raising=False)
-    assert java_client.wanted_version(deployment()) == "4.2.4"
-    monkeypatch.setenv(java_client.VERSION_ENV, "4.0.9")
-    assert java_client.wanted_version(deployment()) == "4.0.9"
+    monkeypatch.delenv(java_release.VERSION_ENV, raising=False)
+    assert java_release.wanted_version(deployment()) == "4.2.4"
+    monkeypatch.setenv(java_release.VERSION_ENV, "4.0.9")
+    assert java_release.wanted_version(deployment()) == "4.0.9"
 
 
 # lines as Harness.java wrote them (Java client 4.2.4, scenario java-kill-primary), and one it
@@ -115,12 +120,12 @@ SWITCH_LOG = (f"1795527951151 INFO AutoClusterFailover [pulsar-service-provider-
 
 def test_a_switch_to_the_cluster_in_use_fails_pip121_r10():
     by_url = {P: "primary", S1: "s1"}
-    logged = java_client.switches_logged(SWITCH_LOG, by_url)
+    logged = java_log.switches_logged(SWITCH_LOG, by_url)
     assert [(a, b) for _, a, b in logged] == [("primary", "s1"), ("s1", "primary")]
-    assert java_client.needless_reconnects(logged)[0] is True
+    assert judge.needless_reconnects(logged)[0] is True
     # apache/pulsar#14442: the switch-back check ran while on the primary and switched to it again
     again = SWITCH_LOG + (f"1795527962150 INFO AutoClusterFailover [x] Current Pulsar service is secondary: {P}, "
                           f"the primary service: {P} has been recover for 5000 ms, switch back to the primary service \n")
-    ok, said = java_client.needless_reconnects(java_client.switches_logged(again, by_url))
+    ok, said = judge.needless_reconnects(java_log.switches_logged(again, by_url))
     assert ok is False and "1 of 3" in said
-    assert java_client.needless_reconnects([])[0] is None  # nothing logged: nothing shown
+    assert judge.needless_reconnects([])[0] is None  # nothing logged: nothing shown

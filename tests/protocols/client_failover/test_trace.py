@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pulsar_conformance.conformance.protocols.client_failover.client import FailoverConfig
-from pulsar_conformance.conformance.protocols.client_failover.trace import Event, validate_events
+from pulsar_conformance.conformance.protocols.client_failover.outcome import Event, FailoverConfig
+from pulsar_conformance.conformance.protocols.client_failover.trace import validate_events
 
 CONFIG = FailoverConfig("primary", ("s1", "s2"), interval_ms=200, failover_threshold=3, switch_back_threshold=3)
 S = 1_000_000_000

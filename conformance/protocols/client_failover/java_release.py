@@ -1,0 +1,73 @@
+"""Which Java client release a scenario runs, and its jars: ``pulsar-client-original`` of that
+release and a log backend, resolved from Maven Central with the package's pom (cached per release).
+
+The release is ``$PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION`` (certify's ``--java-client-version``) or
+the deployment's Pulsar version."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures.deploy import maven
+from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION, parse_version
+
+POM = Path(__file__).resolve().parent / "java-client-pom.xml"
+VERSION_ENV = "PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"
+_MISSING = re.compile(r"pulsar-client-original:jar:\S+ (was not found|.*Could not find)|Could not find artifact "
+                      r"org\.apache\.pulsar:pulsar-client-original")
+
+def wanted_version(deployment=None) -> str:
+    """The Java client release to run: the option, else the deployment's own Pulsar release."""
+    explicit = os.environ.get(VERSION_ENV, "").strip()
+    if explicit:
+        return explicit
+    record = getattr(deployment, "record", None) or {}
+    return record.get("pulsar_version") or DEFAULT_PULSAR_VERSION
+
+
+def resolve(text: str) -> maven.Classpath:
+    """pulsar-client-original ``text`` and a log backend from Maven Central (cached per release);
+    a release Maven cannot resolve is a ``UsageError`` with the fix."""
+    try:
+        version = parse_version(text)
+    except UsageError as error:
+        raise UsageError(f"Java client version: {error.problem}",
+                         f"pass --java-client-version like {DEFAULT_PULSAR_VERSION} (3.0 or later), or drop it to run "
+                         "the deployment's Pulsar release") from None
+    cached = maven.cache_dir() / "java-client" / f"{version}.txt"
+    found = maven.cached_classpath(cached, version)
+    if found is not None:
+        return found
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(".partial")
+    command = ["mvn", "-B", "-q", "-f", str(POM), "--global-settings", str(maven.POM.parent / "settings.xml"),
+               f"-Dpulsar.client.version={version}", f"-Dslf4j.binding={version.slf4j_binding}",
+               f"-Dstandin.repo.url={maven.stand_in_repo(version).as_uri()}",
+               "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise UsageError("Maven (mvn) is not on PATH; the Java client's jars are resolved with it",
+                         "install Maven (apt-get install maven)") from None
+    except subprocess.TimeoutExpired:  # run() has killed Maven's JVM
+        raise UsageError(f"Maven did not resolve pulsar-client-original {version} in 15 minutes",
+                         "check that Maven Central is reachable (MAVEN_OPTS for a proxy)") from None
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        if _MISSING.search(output):
+            raise UsageError(f"Java client {version} (org.apache.pulsar:pulsar-client-original) is not on Maven Central",
+                             "pass a released version to --java-client-version (list: https://repo.maven.apache.org/"
+                             "maven2/org/apache/pulsar/pulsar-client-original/), or drop it to run the deployment's "
+                             "Pulsar release")
+        first = next((line for line in output.splitlines() if "[ERROR]" in line), "(no error line)")
+        raise UsageError(f"Maven could not resolve Java client {version} (exit {done.returncode}): {first[:300]}",
+                         "check that Maven Central is reachable (MAVEN_OPTS for a proxy), or pick another "
+                         "--java-client-version")
+    entries = [e for e in partial.read_text().strip().split(os.pathsep) if e]
+    partial.replace(cached)
+    return maven.Classpath(str(version), entries, download_seconds=time.monotonic() - started)
