@@ -7,6 +7,8 @@ Nothing else in the suite installs system packages (pulsar_conformance/debian.py
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 from pulsar_conformance import debian
 from pulsar_conformance.errors import UsageError
@@ -37,7 +39,9 @@ def _install(features: list[debian.Feature]) -> list[str]:
     """Install what apt-get can provide, then check again; what is still missing stops with its fix."""
     missing = [need for f in features for need in f.missing()]
     packages = list(dict.fromkeys(n.package for n in missing if n.package))
-    debian.apt_install(packages)
+    # sudo's PATH rarely holds a venv's bin/: name this very executable
+    command = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0].endswith("pulsar-conformance") else debian.SETUP
+    debian.apt_install(packages, again=f"{command} setup --yes {' '.join(f.name for f in features)}")
     still = [(f, f.missing()) for f in features]
     still = [(f, m) for f, m in still if m]
     if still:
