@@ -21,6 +21,9 @@ def register(commands) -> None:
                    help=f"only these features (default: all): {', '.join(debian.FEATURES)}")
     p.add_argument("--yes", action="store_true",
                    help="install the missing packages (apt-get, as root); without it nothing is installed")
+    p.add_argument("--check", action="store_true",
+                   help="exit 64 with the fix when a package is missing (tox envs use it: a test that needs "
+                        "Chromium must not turn into a skip)")
 
 
 def run(args) -> int:
@@ -28,6 +31,8 @@ def run(args) -> int:
     installed: list[str] = []
     if args.yes:
         installed = _install(features)
+    elif args.check:
+        _check(features)
     if args.json:
         print(json.dumps({"features": [_document(f) for f in features], "installed": installed}, indent=2))
     else:
@@ -49,6 +54,13 @@ def _install(features: list[debian.Feature]) -> list[str]:
                          "; ".join(debian.fix_for(f, m) for f, m in still if debian.fix_for(f, m))
                          or "install them by hand")
     return packages
+
+
+def _check(features: list[debian.Feature]) -> None:
+    missing = [(f, m) for f in features if (m := f.missing())]
+    if missing:
+        raise UsageError("missing: " + "; ".join(f"{f.name}: {debian.describe(m)}" for f, m in missing),
+                         "; ".join(debian.fix_for(f, m) for f, m in missing))
 
 
 def _document(feature: debian.Feature) -> dict:

@@ -83,6 +83,16 @@ def test_an_unknown_feature_is_bad_input(capsys, no_installs):
     assert "no feature 'graphs'" in capsys.readouterr().err
 
 
+def test_setup_check_fails_on_a_missing_package_and_installs_nothing(monkeypatch, capsys, no_installs, as_root):
+    # tox's reports env runs `setup --check screenshots` first: no Chromium is an error, never a skipped screenshot
+    _absent(monkeypatch, "chromium")
+    assert cli.main(["setup", "--check", "screenshots"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "missing: screenshots: chromium (Debian package chromium)" in err and "setup --yes screenshots" in err
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: f"/usr/bin/{name}")
+    assert cli.main(["setup", "--check", "screenshots"]) == 0
+
+
 def test_setup_yes_as_non_root_refuses_before_running_apt(monkeypatch, capsys, no_installs):
     _absent(monkeypatch, "dot")
     monkeypatch.setattr(debian.os, "geteuid", lambda: 1000)
