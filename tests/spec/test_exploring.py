@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from pulsar_conformance.debian import require
 from pulsar_conformance.spec.core import graph, itf
 from pulsar_conformance.spec.core.explorer import explore, reach
 from pulsar_conformance.spec.core.simulate import simulate
@@ -21,7 +21,6 @@ from pulsar_conformance.spec.protocols.metadata_migration import MetadataMigrati
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 
-from ..support.tools import unavailable
 from .conftest import BAD_INPUT
 
 CLI = [sys.executable, "-m", "pulsar_conformance"]
@@ -256,12 +255,9 @@ def test_graph_coverage_lists_every_action_and_refuses_a_big_instance():
 
 
 def test_graph_renders_an_svg_a_person_can_read(tmp_path):
-    if shutil.which("dot") is None:
-        from pulsar_conformance.debian import install
-
-        why = install(["graphviz"], needed_for="drawing the state graph")
-        if why:
-            unavailable("Graphviz", why)
+    # No install here (issue 34): tox's spec env runs `setup --check graph` first, so a machine
+    # without Graphviz fails before pytest with the fix, and this test is never a silent skip.
+    require("graph")
     svg, png = tmp_path / "cf.svg", tmp_path / "cf.png"
     for out in (svg, png):
         done = subprocess.run([*CLI, "spec", "graph", "client-failover", "--const", "SECONDARIES=1",
