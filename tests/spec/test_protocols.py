@@ -25,7 +25,7 @@ def test_the_registry_profiles_and_markers_come_from_the_descriptors():
     assert set(PROFILES) == {"smoke", "full"} | {p.area for p in PROTOCOLS}
     assert set(PROFILES["full"].areas) == {p.area for p in PROTOCOLS}
     # conformance/conftest.py registers these (it needs the pulsar extras to import, the spec env has none)
-    assert set(markers()) == {"smoke"} | {p.marker for p in PROTOCOLS}
+    assert set(markers()) == {"smoke", "smoke_local"} | {p.marker for p in PROTOCOLS}
     assert "AREA_MARKERS = markers()" in (Path(__file__).resolve().parents[2] / "conformance" / "conftest.py").read_text()
 
 
