@@ -39,7 +39,7 @@ def captured():
 def save(outcome, run_dir: Path | str, name: str = FILE) -> Path:
     path = Path(run_dir) / name
     doc = {"type": f"{type(outcome).__module__}.{type(outcome).__qualname__}", "outcome": encode(outcome)}
-    write_atomic(path, json.dumps(doc, indent=2, sort_keys=True, default=str))
+    write_atomic(path, json.dumps(doc, indent=2, default=str))  # in field order: a dict keeps its order
     return path
 
 

@@ -21,9 +21,6 @@ that explain a failure.
 """
 from __future__ import annotations
 
-import functools
-import inspect
-import traceback
 from collections.abc import Iterable
 
 from ..run import VerdictUnknown, catalog_requirements, record, verdict_of
@@ -80,41 +77,6 @@ class Recorder:
         self._write(r.check, wanted, "unknown", r.evidence, dict(r.details))
         return self.rows[-1]
 
-    # LEGACY: removed once every protocol records rows
-    def verdict(self, check: str, fn, /, *args, details: dict | None = None, **kwargs) -> tuple | None:
-        """Record ``check`` from a pure judge ``fn(*args, **kwargs)`` returning ``(ok, evidence)`` or
-        ``(ok, evidence, figures)`` (figures become details). If the judge raises, ``check`` is
-        ``unknown`` with the error as evidence and the test goes on (check-safe, as ``judge``);
-        returns what the judge returned, or None."""
-        try:
-            result = fn(*args, **kwargs)
-        except Exception as error:  # noqa: BLE001 - check-safe: a judge's error is its own unknown
-            self(check, None, f"{_raised(fn, error)}; unknown in this run, not failed", **(details or {}),
-                 raised=type(error).__name__)
-            return None
-        ok, said, *rest = result
-        self(check, ok, said, **(details or {}), **(rest[0] if rest and isinstance(rest[0], dict) else {}))
-        return result
-
-    def judge(self, name: str, requirements, fn, /, *args, **kwargs):
-        """Run the judge ``fn(*args, **kwargs)``, which records through this recorder. If it raises,
-        record ``<name>/raised`` as ``unknown`` for ``requirements`` (the ones it judges) with the
-        error as evidence, and return None: a bug in one judge costs its own verdicts only, never
-        the rows of the checks after it (a failure it recorded before it raised stands)."""
-        wanted = sorted(set(requirements))
-        undeclared = sorted(set(wanted) - self.checks.judged)
-        if not wanted or undeclared:
-            raise UndeclaredCheck(f"judge {name!r} names requirement(s) {undeclared or '(none)'} that no check of "
-                                  f"{self.checks.area} judges; name those its checks record ({self.checks.where})")
-        try:
-            return fn(*args, **kwargs)
-        except Exception as error:  # noqa: BLE001 - check-safe: any error of a judge is its own unknown
-            said = (f"{_raised(fn, error)}; what it judges is unknown in this run, not failed, and the checks after "
-                    "it were still recorded")
-            self._write(f"{name}/raised", wanted, "unknown", said,
-                        {"raised": type(error).__name__, "traceback": traceback.format_exception(error)[-6:]})
-            return None
-
     def _write(self, check: str, judged: list[str], verdict: str, evidence: str, details: dict, *,
                capture: bool = True) -> None:
         if capture and self.outcome is not None:  # a check made before any traffic (a release's answer) has no capture
@@ -154,31 +116,3 @@ class Recorder:
         assert not failed, "product defect: " + "\n".join(failed)
         if unknown:
             raise VerdictUnknown(f"not reached: {', '.join(unknown)}")
-
-
-def _raised(fn, error: Exception) -> str:
-    """What a judge that raised did, and where: the evidence of its unknown rows."""
-    where = traceback.extract_tb(error.__traceback__)[-1]
-    return (f"the judge {getattr(fn, '__qualname__', fn)} raised {type(error).__name__}: {error} "
-            f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})")
-
-
-def check_safe(*requirements: str):
-    """Make a judge ``fn(rec, ...)`` check-safe (``Recorder.judge``): if it raises, its
-    ``requirements`` are unknown with the error as evidence, under ``<prefix>/<fn name>/raised``
-    (``prefix``: the judge's own ``prefix`` argument, when it has one)."""
-
-    def wrap(fn):
-        signature = inspect.signature(fn)
-
-        @functools.wraps(fn)
-        def safe(rec: Recorder, *args, **kwargs):
-            if not isinstance(rec, Recorder):  # a bare recording function (offline tests): nowhere to say it
-                return fn(rec, *args, **kwargs)
-            prefix = signature.bind_partial(rec, *args, **kwargs).arguments.get("prefix")
-            name = f"{prefix}/{fn.__name__}" if prefix else fn.__name__
-            return rec.judge(name, requirements, fn, rec, *args, **kwargs)
-
-        return safe
-
-    return wrap

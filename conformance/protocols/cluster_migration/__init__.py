@@ -1,18 +1,19 @@
 """PIP-188 blue-green migration scenarios: live traffic through a migration, and what it shows
-(docs/cluster-migration.md).
+(docs/cluster-migration.md). The traffic, the capture's evidence and the verdict recorder are the
+harness's (conformance/harness/); what is PIP-188's own lives here:
 
-The traffic, the capture's evidence and the verdict recorder are the harness's
-(conformance/harness/); what is PIP-188's own lives here:
-- ``scenario``: one run from traffic to evidence (the ``Outcome``: capture, Spark verdict, admin state);
-- ``observe``: the admin state of blue and green, which cluster stored each message, and blue's
-  answer to the namespace-level migration call;
-- ``judge``: per-topic figures and violations from the capture's rows (redirect time, longest send
-  gap, duplicates after redirect);
-- ``verdicts``: the checks every PIP-188 scenario records, from the judges' figures, through the
-  recorder (check-safe); ``namespace_level``: PIP188-R06's verdict from blue's answer;
+- ``outcome``: what a scenario leaves to be judged (``Outcome``: per topic blue's and green's state,
+  where each send was stored and the figures; Spark's verdict, the clients, blue's log lines, what the
+  scenario read after its traffic), and the run as the trace reads it (``CapturedRun``);
+- ``scenario``: one run from traffic to outcome on a deployment;
+- ``observe``: the admin state of blue and green, blue's answer to the namespace-level migration
+  call, blue's log, and the admin calls that migrate;
+- ``judge``: every verdict row as a pure function of the outcome: the figures, the checks every
+  scenario shares, each scenario's own, the trace validation per pair;
 - ``checks``: the checks declared once with the requirements they judge (spec/catalog/pip-188.yaml links them);
-- ``trace``: a captured run loaded, projected onto the cluster-migration spec and validated;
+- ``trace``: one (producer, subscription) projected onto the cluster-migration spec and validated;
+- ``namespace_level``: the precondition of the namespace-level scenarios (does the release have it?);
 - ``tls_modes``: the TLS configurations the profile runs in (``certify --migration-tls``) and their hazards;
-- ``test_cluster_migration*.py``: the live scenarios (blue and green; with a third region, without
-  automatic resource creation, across a blue restart).
+- ``test_cluster_migration``, ``test_cluster_migration_regions``: the live scenarios (blue and green;
+  with a third region, without automatic resource creation, across a blue restart).
 """

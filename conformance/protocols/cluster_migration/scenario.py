@@ -1,66 +1,33 @@
-"""One migration scenario: traffic on blue, a trigger, traffic through it, then the evidence.
-
-The evidence of a run (``Outcome``): the capture and its Spark verdict, each topic's state on
-blue and green, where each send was stored, the per-client figures, and every client's log.
+"""One migration scenario: traffic on blue, a trigger, traffic through it, then the outcome
+(outcome.py): the capture and its Spark verdict, each topic's state on blue and green, where each
+send was stored, the per-client figures, the clients the traffic made, blue's log lines.
+``save`` writes it (again, after the scenario read more of the clusters into it) beside the capture.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
+from ...harness import outcome as saved
 from ...harness.traffic import TopicLoad, Traffic
-from . import judge, observe
+from . import judge, observe, tls_modes
+from .outcome import Handle, Outcome, TopicOutcome, TopicState, place_sends
 
 Hook = Callable[[Traffic], "str | None"]
 
 
-@dataclass
-class TopicOutcome:
-    topic: str
-    blue: observe.TopicState
-    green: observe.TopicState
-    placement: observe.Placement
-    producers: list[judge.ProducerFigures]
-    subscriptions: list[judge.SubscriptionFigures]
-
-    def to_json(self) -> dict:
-        return {"blue": self.blue.to_json(), "green": self.green.to_json(),
-                "placement": {"method": self.placement.method, "problems": self.placement.problems,
-                              "counts": {c: list(self.placement.by_uid.values()).count(c) for c in ("blue", "green", "unknown")}},
-                "producers": [vars(p) for p in self.producers], "subscriptions": [vars(s) for s in self.subscriptions]}
-
-
-@dataclass
-class Outcome:
-    run_dir: Path
-    trigger_ns: int
-    topics: dict[str, TopicOutcome]
-    traffic: Traffic
-    verdict: dict
-    columns: dict
-    markers: list[dict] = field(default_factory=list)
-
-    def save(self) -> None:
-        doc = {"trigger_ns": self.trigger_ns, "topics": {t: o.to_json() for t, o in self.topics.items()},
-               "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
-                                    "errors": h.errors[:5], "error_count": len(h.errors)}
-                           for h in self.traffic.handles},
-               "hung_calls": [call.to_json() for call in self.traffic.hung]}
-        timeline.save(self.run_dir, "migration", doc, self.markers, self.verdict)
-
-
-def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
+def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[], str], *, seed: int,
         before_s: float = 4.0, after_s: float = 10.0, allowed=(), send_timeout_ms: int = 15000,
         on_start: Hook | None = None, before_trigger: Hook | None = None, after_trigger: Hook | None = None,
         drain_seconds: float = 40.0, blue_states: dict | None = None,
         until_blue_read: float | None = None) -> Outcome:
-    """Run ``loads`` on blue, call ``trigger()`` (returns a marker label) after ``before_s``,
+    """Scenario ``name`` (its checks' prefix, judge.SCENARIOS): run ``loads`` on blue, call ``trigger()``
+    (returns a marker label) after ``before_s``,
     keep the traffic going ``after_s`` more, drain, and gather the evidence.
 
     Hooks get the running traffic and may return a marker label: ``on_start`` right after the
@@ -100,9 +67,24 @@ def run(deployment, run_dir: Path, loads: list[TopicLoad], trigger: Callable[[],
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
                                     (blue_states or {}).get(load.topic))
     verdict = timeline.spark_verdict(run_dir, columns, line)
-    outcome = Outcome(run_dir, trigger_ns, topics, traffic, verdict, columns, line.markers)
-    outcome.save()
+    handles = [Handle(h.name, h.kind, h.topic, h.subscription, h.cluster, h.created_ns, h.attach_error, h.errors[:5],
+                      len(h.errors)) for h in traffic.handles]
+    sub_types = {(load.topic, sub.name): sub.type for load in loads for sub in load.subs}
+    outcome = Outcome(name, run_dir, trigger_ns, topics, verdict, line.markers, handles,
+                      [call.to_json() for call in traffic.hung], sub_types, observe.blue_log(deployment),
+                      facts={"tls": tls_modes.evidence()}, columns=columns)
+    save(outcome)
     return outcome
+
+
+def save(out: Outcome) -> None:
+    """outcome.json (harness/outcome.py), and migration.json, markers.json, verdict.json for the report."""
+    saved.save(out, out.run_dir)
+    doc = {"trigger_ns": out.trigger_ns, "topics": {t: o.to_json() for t, o in out.topics.items()},
+           "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
+                                "errors": h.errors, "error_count": h.error_count} for h in out.handles},
+           "hung_calls": out.hung}
+    timeline.save(out.run_dir, "migration", doc, out.markers, out.verdict)
 
 
 SWITCH_MARGIN_S = 4.0
@@ -138,12 +120,12 @@ def _keep_sending_until_blue_read(traffic: Traffic, blue, loads: list[TopicLoad]
 
 
 def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int,
-           blue_state: observe.TopicState | None = None) -> TopicOutcome:
+           blue_state: TopicState | None = None) -> TopicOutcome:
     blue_state, green_state = blue_state or observe.topic_state(blue, topic), observe.topic_state(green, topic)
     # producers attached through blue; one writing in another region reaches blue by replication
     sends = evidence.rows(columns, kind="send_ok", topic=topic, cluster="blue")
     errors = evidence.rows(columns, kind=("send_err", "send_unknown"), topic=topic, cluster="blue")
-    placement = observe.place_sends(topic, sends, blue_state, green_state)
+    placement = place_sends(topic, sends, blue_state, green_state)
     producers = judge.producer_figures(sends, errors, placement, trigger_ns)
     subs = []
     for sub in sorted({h.subscription for h in traffic.handles

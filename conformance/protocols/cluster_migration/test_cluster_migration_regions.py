@@ -26,18 +26,11 @@ from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.wait import wait_until
 
-from ...harness import evidence
+from ...harness.recorder import Recorder
 from ...harness.traffic import Sub, TopicLoad
 from ...run import VerdictUnknown
-from . import judge, namespace_level, observe, scenario, tls_modes, trace
+from . import judge, namespace_level, observe, scenario, tls_modes
 from .checks import CHECKS
-from .verdicts import (
-    Recorder,
-    blue_log,
-    judge_clients,
-    judge_topics,
-    record_traces,
-)
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -61,8 +54,12 @@ def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture a
     deployment.close()
 
 
-def _rows(out, topic: str, kind, **where) -> list[dict]:
-    return evidence.rows(out.columns, kind=kind, topic=topic, **where)
+def _judged(certify_run, request, out) -> None:
+    """Save what the scenario read into its outcome, record judge.judge's rows, finish the test."""
+    scenario.save(out)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge(out))
+    rec.finish()
 
 
 def test_without_auto_resource_creation(regions, certify_run, request):
@@ -86,34 +83,11 @@ def test_without_auto_resource_creation(regions, certify_run, request):
 
     # the slow subscriptions must reach green while it still gets messages (a Latest one created there
     # later reads nothing, and its switch would go unobserved)
-    out = scenario.run(deployment, certify_run.directory("captures", "no-auto-create"), [load], trigger,
-                       seed=certify_run.seed, after_s=8.0, until_blue_read=30.0)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    prefix = "no-auto-create"
-    if not answers["loaded"].ok:  # nothing was migrated: R06 fails on blue's answer, the rest is not judged here
-        namespace_level.record(rec, prefix, answers["loaded"])
-        rec.finish()
-        return
-    judge_topics(rec, out, [load.topic], prefix)
-    record_traces(rec, out, prefix, latest=frozenset(s.name for s in subs if s.latest), auto_create=False)
-    o = out.topics[load.topic]
-    sends = _rows(out, load.topic, "send_ok", cluster="blue")
-    missed = {s.name: judge.missed(sends, _rows(out, load.topic, "receive", subscription=s.name), o.placement)
-              for s in subs}
-    # the spec's no-auto-create variant: only a subscription created on green at the latest
-    # position can miss messages, and only those green stored before it was created
-    explained = all(m["other"] == 0 for m in missed.values()) and not any(
-        sum(missed[s.name].values()) for s in subs if not s.latest)
-    confirmed = missed["latest-slow"]["green_before_subscription"] > 0
-    rec(f"{prefix}/spec-prediction", None if not o.producers or not o.producers[0].on_green
-        else explained and confirmed,
-        f"acknowledged sends never delivered, per subscription: {missed}; the no-auto-create spec variant predicts "
-        f"losses only for Latest subscriptions, only of what green stored before they reached it "
-        f"({'confirmed' if confirmed else 'the backlogged Latest subscription lost nothing: not confirmed'}); "
-        f"green's subscriptions at the end: {sorted(o.green.subscriptions)}",
-        missed=missed)
-    judge_clients(rec, out.topics, blue_log(deployment), prefix)
-    rec.finish()
+    out = scenario.run(deployment, "no-auto-create", certify_run.directory("captures", "no-auto-create"), [load],
+                       trigger, seed=certify_run.seed, after_s=8.0, until_blue_read=30.0)
+    out.answers.update(answers)
+    out.facts.update(topic=load.topic, latest=[s.name for s in subs if s.latest], subscriptions=[s.name for s in subs])
+    _judged(certify_run, request, out)
 
 
 def test_blue_restart_after_migration(regions, certify_run, request):
@@ -131,35 +105,14 @@ def test_blue_restart_after_migration(regions, certify_run, request):
     restart_s = round(time.monotonic() - started, 1)
     # the same subscription and a new one, and a producer, all through the restarted blue
     load = TopicLoad(topic, (Sub("earliest-fast", "Exclusive"), Sub("after-restart", "Exclusive")), rate=30.0)
-    out = scenario.run(deployment, certify_run.directory("captures", "blue-restart"), [load],
+    out = scenario.run(deployment, "blue-restart", certify_run.directory("captures", "blue-restart"), [load],
                        lambda: f"traffic through blue {restart_s} s restart earlier", seed=certify_run.seed,
                        before_s=0.0, after_s=5.0, drain_seconds=20.0)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    prefix = "blue-restart"
-    record_traces(rec, out, prefix)
-    o = out.topics[topic]
-    after = observe.topic_state(blue, topic)
-    p = o.producers[0] if o.producers else None
-    producer = next(h.name for h in out.traffic.handles if h.kind == "producer")
-    rec(f"{prefix}/producer-to-green", bool(p and p.on_green and not p.on_blue),
-        f"after blue's restart ({restart_s} s) a producer through blue stored {p.on_green if p else 0} sends on green, "
-        f"{p.on_blue if p else 0} on blue, {p.send_errors if p else 0} failed; blue's entries {before.entries} -> "
-        f"{after.entries if after.error is None else after.error}" + out.traffic.refusal(producer))
-    for s in o.subscriptions:
-        consumers = [h.name for h in out.traffic.handles if h.subscription == s.name]
-        rec(f"{prefix}/{s.name}/consumer-to-green", s.from_green > 0 and s.from_blue == 0,
-            f"{s.from_green} deliveries from green, {s.from_blue} from blue, redirect {s.redirect_s} s"
-            + "".join(out.traffic.refusal(c) for c in consumers))
-    blue_ns = or_refusal(blue.admin().namespace_policies, NOAUTO)
-    green_ns = or_refusal(green.admin().namespace_policies, NOAUTO)
-    rec(f"{prefix}/state-survives", blue_ns.get("migrated") is True and green_ns.get("migrated") is False and after.migrated_property in (None, "true")
-        and (after.error is not None or after.state == "Terminated"),
-        f"after the restart: blue's {NOAUTO} migrated={blue_ns.get('migrated')}, green's migrated={green_ns.get('migrated')}; "
-        f"blue's topic: {after.error or f'state {after.state}, properties.migrated={after.migrated_property}'}")
-    rec(f"{prefix}/not-recreated", after.error is not None or after.entries == before.entries,
-        f"blue's {topic}: {before.entries} entries before the restart, "
-        f"{after.error or f'{after.entries} after the traffic through blue'}")
-    rec.finish()
+    out.facts.update(topic=topic, namespace=NOAUTO, restart_s=restart_s)
+    out.states["before"], out.states["after"] = before, observe.topic_state(blue, topic)
+    out.admin["blue:namespace"] = or_refusal(blue.admin().namespace_policies, NOAUTO)
+    out.admin["green:namespace"] = or_refusal(green.admin().namespace_policies, NOAUTO)
+    _judged(certify_run, request, out)
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["reconnect", "blue-restarted"])
@@ -202,41 +155,14 @@ def test_stranded_backlog(regions, certify_run, request, restart):
             f"; blue restarted ({facts['restart_s']} s)" if restart else "")
 
     try:
-        out = scenario.run(deployment, certify_run.directory("captures", name), [load], trigger,
+        out = scenario.run(deployment, name, certify_run.directory("captures", name), [load], trigger,
                            seed=certify_run.seed, before_s=6.0, after_s=6.0, after_trigger=park_and_restart,
                            blue_states=blue_states)
     except FaultUnsupported as error:
         raise VerdictUnknown(f"cannot restart blue on this deployment: {error}") from error
-    rec = Recorder(certify_run, request, out, CHECKS)
-    prefix = name
-    if not answers["loaded"].ok:
-        namespace_level.record(rec, prefix, answers["loaded"])
-        rec.finish()
-        return
-    judge_topics(rec, out, [topic], prefix)
-    record_traces(rec, out, prefix)
-    o = out.topics[topic]
-    after = [r for r in _rows(out, topic, "receive", subscription="parked") if r["client"] == "c-parked-again"]
-    # where each message was stored decides where it came from: blue's messages are never copied
-    # to green, and ledger ids alone are ambiguous (both clusters number theirs from 0)
-    from_blue = sum(1 for r in after if o.placement.by_uid.get(r["uid"]) == "blue")
-    parked = next((s for s in o.subscriptions if s.name == "parked"), None)
-    backlog = facts.get("backlog")
-    when = f"when blue restarted ({facts.get('restart_s')} s)" if restart else "when its consumer closed"
-    # does the spec's model of Pulsar's restart (F-188-11) explain what happened? (without a
-    # restart it trivially would: the variant only adds the restart)
-    explained = None if not restart else next(
-        (r for r in trace.validate_outcome(out.run_dir, variant="restart-strands")
-         if r["modelled"] and r["check"].endswith("/parked/trace")), None)
-    rec(f"{prefix}/parked/backlog-drained", None if not backlog or parked is None else from_blue > 0 and parked.blue_missing == 0,
-        f"'parked' had {backlog} messages of backlog on blue {when}; "
-        f"through {'the restarted ' if restart else ''}blue its new consumer then got {from_blue} from blue and "
-        f"{len(after) - from_blue} from green; {parked.blue_missing if parked else '?'} of blue's messages never reached it"
-        + out.traffic.refusal("c-parked-again")
-        + ("" if explained is None else "; the trace is " + ("" if explained["ok"] else "NOT ")
-           + "a behaviour of the spec's restart-strands variant (Pulsar 4.2.4's restart, F-188-11)"),
-        backlog=backlog, from_blue_after_restart=from_blue)
-    rec.finish()
+    out.answers.update(answers)
+    out.facts.update(topic=topic, restart=restart, backlog=facts.get("backlog"), restart_s=facts.get("restart_s"))
+    _judged(certify_run, request, out)
 
 
 def _wait_replicator(cluster, topic: str, to: str, timeout: float) -> bool:
@@ -286,44 +212,13 @@ def test_migration_with_geo_replication(regions, certify_run, request):
         return "blue migrated to green (cluster level) with a replication backlog to the remote region"
 
     try:
-        out = scenario.run(deployment, certify_run.directory("captures", "geo-replication-migration"), [load], trigger,
-                           seed=certify_run.seed, on_start=remote_clients, before_trigger=stop_remote,
-                           after_trigger=resume_remote,
-                           send_timeout_ms=60000, after_s=8.0)
+        out = scenario.run(deployment, "geo-migration", certify_run.directory("captures", "geo-replication-migration"),
+                           [load], trigger, seed=certify_run.seed, on_start=remote_clients, before_trigger=stop_remote,
+                           after_trigger=resume_remote, send_timeout_ms=60000, after_s=8.0)
     except FaultUnsupported as error:
         raise VerdictUnknown(f"cannot stop the remote region on this deployment: {error}") from error
     finally:
         if "stop" in moments and "resume" not in moments:
             deployment.resume("remote")
-    rec = Recorder(certify_run, request, out, CHECKS)
-    prefix = "geo-migration"
-    judge_topics(rec, out, [topic], prefix)
-    record_traces(rec, out, prefix)
-    o = out.topics[topic]
-    # feature 4: blue's producer stays until the remote region has everything blue stored
-    p = next((p for p in o.producers if p.name != "p-remote"), None)
-    blue_uids = {u for u, c in o.placement.by_uid.items() if c == "blue"}
-    at_remote = {r["uid"] for r in _rows(out, topic, "receive", subscription="remote-reader")}
-    first_green_ns = out.trigger_ns + int(p.redirect_s * 1e9) if p and p.redirect_s is not None else None
-    held = first_green_ns is not None and "resume" in moments and first_green_ns > moments["resume"]
-    rec(f"{prefix}/producer-held-for-replication", None if first_green_ns is None else held and blue_uids <= at_remote,
-        f"blue's producer first stored on green {p.redirect_s if p else None} s after the trigger, "
-        + (f"{(first_green_ns - moments['resume']) / 1e9:+.2f} s from the remote region's resumption; "
-           if first_green_ns is not None and "resume" in moments else "")
-        + f"the remote region got {len(blue_uids & at_remote)} of the {len(blue_uids)} messages blue stored",
-        hold_s=p.redirect_s if p else None, send_errors=p.send_errors if p else None)
-    # feature 3: the remote region's producer, as blue's subscriptions see it, in order across the switch
-    remote_sends = _rows(out, topic, "send_ok", cluster="remote")
-    for s in o.subscriptions:
-        receives = _rows(out, topic, "receive", subscription=s.name)
-        f = judge.source_figures("p-remote", s.name, remote_sends, receives,
-                                 judge.first_green_read(receives, o.blue.ledgers, o.green.ledgers))
-        ok = None if not f.via_green else (not f.order_violations and f.missing == 0)
-        rec(f"{prefix}/{s.name}/incoming-replication-order", ok,
-            "; ".join(f.order_violations) or
-            f"{f.delivered} of the {f.acked} messages the remote producer stored reached subscription {s.name} "
-            f"({f.via_green} through green after the switch), in the remote producer's order"
-            + ("" if f.via_green else "; none came through green, so the switch was not crossed"),
-            missing=f.missing, via_green=f.via_green)
-    judge_clients(rec, out.topics, blue_log(deployment), prefix)
-    rec.finish()
+    out.facts.update(topic=topic, moments=moments)
+    _judged(certify_run, request, out)

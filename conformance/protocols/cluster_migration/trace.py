@@ -6,7 +6,7 @@ the spec's vocabulary and the result is validated with hidden steps
 (``spec.core.interpreter.validate``):
 
 - each acknowledged send (``send_ok``) becomes ``publish``, observed with where the message was
-  stored (blue or green, ``observe.place_sends``); failed sends are dropped: blue never
+  stored (blue or green, ``outcome.place_sends``); failed sends are dropped: blue never
   acknowledged them and the spec's producer only moves on once a message is stored;
 - each delivery becomes ``consume``, observed with the message the subscription got and the
   cluster it came from (by the placement of its uid, as ``judge.subscription_figures`` reads it);
@@ -35,17 +35,14 @@ A Key_Shared subscription keeps order per key, so it is validated per key.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from pulsar_conformance.spec.core.interpreter import Observed
 from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
 
-from ...harness import evidence, projection
-from ...harness.history import History
-from . import observe
+from ...harness import projection
+from .outcome import CapturedRun, Placement
 
 OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")
 # what a validated projection covers: publish order across the switch, drain before green
@@ -63,81 +60,6 @@ FINDINGS = {  # what a failed step shows -> the requirement it concerns (spec/ca
 SIDES = {"blue": BLUE, "green": GREEN}
 UNORDERED_TYPES = ("Shared",)  # no delivery order across consumers: not the spec's one reader
 PER_KEY_TYPES = ("KeyShared", "Key_Shared")  # order per key only
-
-
-# ----------------------------------------------------------------------- the run
-
-
-def topic_state_from_json(doc: dict) -> observe.TopicState:
-    """A ``TopicState`` back from ``TopicState.to_json`` (migration.json)."""
-    return observe.TopicState(doc["cluster"], doc["topic"], set(doc.get("ledgers") or ()), doc.get("state"),
-                              doc.get("migrated_property"), doc.get("entries"), list(doc.get("publishers") or ()),
-                              dict(doc.get("subscriptions") or {}), error=doc.get("error"))
-
-
-@dataclass
-class CapturedRun:
-    """A saved scenario run (``scenario.Outcome.save``): capture columns, the trigger, each
-    topic's blue and green state, subscription types and which subscriptions came after the
-    trigger. Placement is recomputed from these as ``scenario.gather`` computes it."""
-
-    run_dir: Path
-    trigger_ns: int
-    columns: dict[str, list]
-    states: dict[str, tuple[observe.TopicState, observe.TopicState]]
-    sub_types: dict[tuple[str, str], str] = field(default_factory=dict)
-    late_subs: set[tuple[str, str]] = field(default_factory=set)
-    _placement: dict = field(default_factory=dict, init=False, repr=False)
-    history: History = field(init=False, repr=False)
-
-    def __post_init__(self):
-        # the clients attached through blue (one in another region reaches blue by replication)
-        self.history = History(self.columns, cluster="blue")
-
-    @property
-    def topics(self) -> list[str]:
-        return list(self.states)
-
-    def sends(self, topic: str) -> list[dict]:
-        return self.history.sends(topic)
-
-    def failed_sends(self, topic: str) -> list[dict]:
-        return self.history.failed_sends(topic)
-
-    def receives(self, topic: str, subscription: str) -> list[dict]:
-        return self.history.receives(topic, subscription)
-
-    def acks(self, topic: str, subscription: str) -> list[dict]:
-        return self.history.acks(topic, subscription)
-
-    def subscriptions(self, topic: str) -> list[str]:
-        return self.history.subscriptions(topic)
-
-    def placement(self, topic: str) -> observe.Placement:
-        if topic not in self._placement:
-            blue, green = self.states[topic]
-            self._placement[topic] = observe.place_sends(topic, self.sends(topic), blue, green)
-        return self._placement[topic]
-
-    def with_columns(self, columns: dict[str, list]) -> CapturedRun:
-        """The same run with other capture rows (corrupted-trace mutants); placement and the row
-        index are recomputed."""
-        return replace(self, columns=columns)
-
-
-def load_run(run_dir: str | Path) -> CapturedRun:
-    run_dir = Path(run_dir)
-    doc = json.loads((run_dir / "migration.json").read_text())
-    states = {t: (topic_state_from_json(o["blue"]), topic_state_from_json(o["green"])) for t, o in doc["topics"].items()}
-    late = {(t, s["name"]) for t, o in doc["topics"].items() for s in o.get("subscriptions", ())
-            if s.get("created_after_trigger")}
-    types: dict[tuple[str, str], str] = {}
-    manifest = run_dir / "manifest.json"
-    if manifest.exists():
-        for load in json.loads(manifest.read_text()).get("scenario", {}).get("loads", ()):
-            for sub in load.get("subs", ()):
-                types[(load["topic"], sub["name"])] = sub.get("type", "")
-    return CapturedRun(run_dir, int(doc["trigger_ns"]), evidence.read_capture(run_dir), states, types, late)
 
 
 # ---------------------------------------------------------------- the projection
@@ -190,7 +112,7 @@ def _consumed(side: str, number: int):
     return check
 
 
-def _side_of(row: dict, place: observe.Placement) -> str:
+def _side_of(row: dict, place: Placement) -> str:
     """The cluster a delivery came from, read as ``judge.subscription_figures`` reads it."""
     stored = place.by_uid.get(row["uid"], "unknown")
     if stored in ("blue", "green") and row["msg_id"] and row["msg_id"] != place.msg_id.get(row["uid"]):
@@ -414,88 +336,3 @@ def validate_pair(run: CapturedRun, topic: str, producer: str, subscription: str
                   blue: int = 6, green: int = 6, key: str | None = None) -> TraceVerdict:
     return validate_projection(project(run, topic, producer, subscription, blue=blue, green=green, key=key),
                                variant=variant)
-
-
-@dataclass
-class PairVerdict:
-    """A (topic, producer, subscription) verdict; a Key_Shared one combines its keys'."""
-
-    topic: str
-    producer: str
-    subscription: str
-    ok: bool | None
-    modelled: bool
-    evidence: str
-    parts: list[TraceVerdict] = field(default_factory=list)
-
-    @property
-    def requirements(self) -> list[str]:
-        failed = [q for part in self.parts if part.ok is False for q in part.requirements]
-        return sorted(set(failed)) if failed else list(REQUIREMENTS)
-
-    @property
-    def check(self) -> str:
-        return f"{self.topic.rsplit('/', 1)[-1]}/{self.producer}/{self.subscription}/trace"
-
-    def figures(self) -> dict:
-        total: Counter = Counter()
-        for part in self.parts:
-            total.update(part.figures())
-        return dict(total)
-
-    def to_dict(self) -> dict:
-        return {"check": self.check, "ok": self.ok, "evidence": self.evidence, "modelled": self.modelled,
-                "requirements": self.requirements,
-                "topic": self.topic, "producer": self.producer, "subscription": self.subscription,
-                "figures": self.figures()}
-
-
-def judge_pair(run: CapturedRun, topic: str, producer: str, subscription: str, *, variant: str = "auto-create",
-               blue: int = 6, green: int = 6) -> PairVerdict:
-    def outside(why: str) -> PairVerdict:
-        return PairVerdict(topic, producer, subscription, None, False, f"{producer} -> {subscription}: not modelled: {why}")
-
-    if (topic, subscription) in run.late_subs:
-        return outside("the subscription was created after the trigger; the spec's subscription exists from the start")
-    kind = run.sub_types.get((topic, subscription), "")
-    clients = {r["client"] for r in run.receives(topic, subscription)}
-    if kind in UNORDERED_TYPES and len(clients) > 1:
-        return outside(f"a {kind} subscription with {len(clients)} consumers has no delivery order; "
-                       "the spec's subscription is one in-order reader")
-    if kind in PER_KEY_TYPES:
-        keys = run.history.keys(topic, producer)
-        parts = [validate_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green, key=k)
-                 for k in keys]
-    else:
-        parts = [validate_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green)]
-    if not parts:
-        return outside("no acknowledged sends")
-    failed = [p for p in parts if p.ok is False]
-    unknown = [p for p in parts if p.ok is None]
-    ok = False if failed else (None if unknown else True)
-    if len(parts) == 1:
-        evidence = parts[0].evidence()
-    else:
-        shown = failed[:1] or unknown[:1] or parts[:1]
-        total = sum(p.messages for p in parts)
-        evidence = (f"{len(parts)} keys validated apart ({kind}: order per key), {total} messages; "
-                    f"{len(failed)} failed, {len(unknown)} undecided; e.g. {shown[0].evidence()}")
-    return PairVerdict(topic, producer, subscription, ok, True, evidence, parts)
-
-
-def validate_run(run: CapturedRun, *, variant: str = "auto-create", blue: int = 6, green: int = 6) -> list[PairVerdict]:
-    out = []
-    for topic in run.topics:
-        for producer, subscription in run.history.pairs(topic):
-            out.append(judge_pair(run, topic, producer, subscription, variant=variant, blue=blue, green=green))
-    return out
-
-
-def validate_outcome(run_dir: str | Path, *, variant: str = "auto-create", blue: int = 6, green: int = 6) -> list[dict]:
-    """One result per (topic, producer, subscription) of a saved run: ``check``
-    (``<topic>/<producer>/<subscription>/trace``), ``ok`` (True, False, None), ``evidence``,
-    ``requirements`` (R01, R02, R04 when it passes; when it fails, those the failed step
-    concerns, e.g. R15 for a message delivered again), ``modelled`` (False where the spec has
-    nothing to say: record those as notes, not verdicts), and ``figures``. ``variant``: auto-create when blue ran with
-    clusterMigrationAutoResourceCreation, else no-auto-create."""
-    return [v.to_dict() for v in validate_run(load_run(run_dir), variant=variant, blue=blue, green=green)]

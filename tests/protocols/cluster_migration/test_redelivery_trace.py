@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pulsar_conformance.conformance.protocols.cluster_migration import observe, trace
+from pulsar_conformance.conformance.protocols.cluster_migration import judge, outcome
 from pulsar_conformance.fixtures.capture.schema import COLUMN_NAMES
 
 TOPIC = "persistent://mig/live/keyshared"
@@ -33,7 +33,7 @@ def _msg_id(seq: int) -> str:
     return f"{BLUE_LEDGER}:{seq - 1}:-1:-1" if seq <= 6 else f"{GREEN_LEDGER}:{seq - 7}:-1:-1"
 
 
-def _run(*, ack_6_before_redelivery: bool = False, swap: tuple[int, int] | None = None) -> trace.CapturedRun:
+def _run(*, ack_6_before_redelivery: bool = False, swap: tuple[int, int] | None = None) -> outcome.CapturedRun:
     """Sends at 100 ms apart, each delivered 10 ms and acknowledged 20 ms after its send; message
     6 delivered at 610 ms, its consumer closed unacknowledged (the migration), delivered again at
     650 ms (redelivery count 1) and acknowledged then (or, ``ack_6_before_redelivery``, acknowledged
@@ -54,14 +54,14 @@ def _run(*, ack_6_before_redelivery: bool = False, swap: tuple[int, int] | None 
         a["ts_ns"], b["ts_ns"] = b["ts_ns"], a["ts_ns"]
     rows.sort(key=lambda r: r["ts_ns"])
     columns = {name: [r[name] for r in rows] for name in COLUMN_NAMES}
-    blue = observe.TopicState("blue", TOPIC, {BLUE_LEDGER}, "Terminated", "true", 6)
-    green = observe.TopicState("green", TOPIC, {GREEN_LEDGER}, "LedgerOpened", None, 6)
-    return trace.CapturedRun(Path("synthetic"), int(650 * MS), columns, {TOPIC: (blue, green)},
+    blue = outcome.TopicState("blue", TOPIC, {BLUE_LEDGER}, "Terminated", "true", 6)
+    green = outcome.TopicState("green", TOPIC, {GREEN_LEDGER}, "LedgerOpened", None, 6)
+    return outcome.CapturedRun(Path("synthetic"), int(650 * MS), columns, {TOPIC: (blue, green)},
                              {(TOPIC, SUB): "Key_Shared"})
 
 
 def test_an_unacknowledged_message_delivered_again_is_a_behaviour_of_the_spec():
-    v = trace.judge_pair(_run(), TOPIC, PRODUCER, SUB)
+    v = judge.judge_pair(_run(), TOPIC, PRODUCER, SUB)
     assert v.modelled and len(v.parts) == 1, v.evidence  # one key, validated on its own
     part = v.parts[0]
     assert (part.messages, part.from_blue, part.from_green, part.receives) == (12, 6, 6, 13)
@@ -73,13 +73,13 @@ def test_an_unacknowledged_message_delivered_again_is_a_behaviour_of_the_spec():
 
 
 def test_a_message_delivered_again_after_its_ack_is_charged_to_r15_only():
-    v = trace.judge_pair(_run(ack_6_before_redelivery=True), TOPIC, PRODUCER, SUB)
+    v = judge.judge_pair(_run(ack_6_before_redelivery=True), TOPIC, PRODUCER, SUB)
     assert v.ok is False and v.parts[0].finding == "redelivery", v.evidence
     assert v.requirements == ["PIP188-R15"]
     assert v.parts[0].redeliveries == 0
 
 
 def test_a_delivery_order_broken_on_the_subscription_is_charged_to_r02_not_r01():
-    v = trace.judge_pair(_run(swap=(3, 4)), TOPIC, PRODUCER, SUB)
+    v = judge.judge_pair(_run(swap=(3, 4)), TOPIC, PRODUCER, SUB)
     assert v.ok is False and v.parts[0].finding == "order", v.evidence
     assert v.requirements == ["PIP188-R02"]

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pulsar_conformance.conformance.protocols.cluster_migration import trace
+from pulsar_conformance.conformance.protocols.cluster_migration import judge, outcome
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "migration" / "stranded-restart-3.13.0"
 
 
 def _parked(variant: str) -> dict:
-    return next(r for r in trace.validate_outcome(DATA, variant=variant)
+    return next(r for r in judge.trace_results(outcome.load_run(DATA), variant=variant)
                 if r["modelled"] and r["check"].endswith("/parked/trace"))
 
 
@@ -31,6 +31,6 @@ def test_the_restart_strands_variant_explains_it():
 
 def test_the_subscription_that_kept_reading_is_a_behaviour_of_both():
     for variant in ("auto-create", "restart-strands"):
-        verdict = next(r for r in trace.validate_outcome(DATA, variant=variant)
+        verdict = next(r for r in judge.trace_results(outcome.load_run(DATA), variant=variant)
                        if r["modelled"] and r["check"].endswith("/steady/trace"))
         assert verdict["ok"] is True, (variant, verdict["evidence"])

@@ -15,7 +15,7 @@ import pytest
 from pulsar_conformance.conformance.harness.recorder import Recorder
 from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
 from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
-from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import judge_clients
+from pulsar_conformance.conformance.protocols.cluster_migration.judge import judge_clients
 from pulsar_conformance.conformance.run import CertifyRun
 
 TOPIC = "persistent://mig/live/exclusive"
@@ -28,8 +28,8 @@ def _recorded(tmp_path, monkeypatch, mode: str, log: str = BLUE_LOG) -> dict[str
     rec = Recorder(CertifyRun(out=tmp_path, profile="cluster-migration", seed=1),
                    SimpleNamespace(node=SimpleNamespace(nodeid="t", user_properties=[])), None, CHECKS)
     stranded = SimpleNamespace(name="p-1", on_blue=300, on_green=0, send_errors=1501)
-    judge_clients(rec, {TOPIC: SimpleNamespace(placement=SimpleNamespace(problems=[]), producers=[stranded])},
-                  log, "cluster-migration")
+    rec.record(judge_clients({TOPIC: SimpleNamespace(placement=SimpleNamespace(problems=[]), producers=[stranded])},
+                             log, "cluster-migration", tls=tls_modes.evidence()))
     rec("cluster-migration/new-producer-via-blue", False, "a producer created through blue timed out")
     return {r["check"].rsplit("/", 1)[-1]: r for r in rec.rows}
 

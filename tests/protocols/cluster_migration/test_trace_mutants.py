@@ -4,7 +4,7 @@ The run is a real capture (tests/data/migration/cluster-migration-3.13.0, README
 unedited run passes trace validation, the judges and the anomaly checks; then one corruption
 at a time shows that the order, drain-before-green and placement checks can fail, and which
 one fails. No brokers: the placement and the judges' inputs are rebuilt from the saved files
-(``trace.load_run``), the anomaly classes of the Spark job come from its reference engine
+(``outcome.load_run``), the anomaly classes of the Spark job come from its reference engine
 (``engine="python"``, the definition the Spark engine is tested against), on the corrupted
 rows written back to Parquet.
 """
@@ -19,7 +19,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from pulsar_conformance.conformance.protocols.cluster_migration import judge, trace
+from pulsar_conformance.conformance.protocols.cluster_migration import judge, outcome, trace
 from pulsar_conformance.spark_checks.check import check_capture
 
 from .recorded import DATA, EXCLUSIVE, PRODUCER
@@ -63,18 +63,18 @@ def anomalies(columns: dict[str, list], tmp_path: Path) -> dict[str, int]:
     return {name: v["count"] for name, v in verdict["anomalies"].items()}
 
 
-def subscription(run: trace.CapturedRun, sub: str, topic: str = EXCLUSIVE) -> judge.SubscriptionFigures:
+def subscription(run: outcome.CapturedRun, sub: str, topic: str = EXCLUSIVE) -> judge.SubscriptionFigures:
     return judge.subscription_figures(sub, run.receives(topic, sub), run.acks(topic, sub), run.placement(topic),
                                       run.trigger_ns)
 
 
-def producers(run: trace.CapturedRun, topic: str = EXCLUSIVE) -> dict[str, judge.ProducerFigures]:
+def producers(run: outcome.CapturedRun, topic: str = EXCLUSIVE) -> dict[str, judge.ProducerFigures]:
     return {p.name: p for p in judge.producer_figures(run.sends(topic), run.failed_sends(topic), run.placement(topic),
                                                       run.trigger_ns)}
 
 
-def failing(run: trace.CapturedRun) -> dict[str, trace.PairVerdict]:
-    return {v.check: v for v in trace.validate_run(run) if v.ok is not True and v.modelled}
+def failing(run: outcome.CapturedRun) -> dict[str, judge.PairVerdict]:
+    return {v.check: v for v in judge.validate_run(run) if v.ok is not True and v.modelled}
 
 
 # ---------------------------------------------------------------- the real run
@@ -112,7 +112,7 @@ def test_the_real_run_passes_the_judges_and_the_anomaly_checks(run, tmp_path):
 
 
 def test_the_real_run_is_a_behaviour_of_the_spec(run):
-    results = trace.validate_outcome(DATA)
+    results = judge.trace_results(outcome.load_run(DATA))
     by_check = {r["check"]: r for r in results}
     modelled = {c for c, r in by_check.items() if r["modelled"]}
     assert modelled == {
@@ -137,14 +137,14 @@ def test_the_real_run_is_a_behaviour_of_the_spec(run):
     v = trace.validate_pair(run, EXCLUSIVE, PRODUCER, "slow")
     assert v.hidden == {"admin_migrate": 1, "migration_task": 1, "replicate": 6, "consumer_redirect": 1}
     # Key_Shared is validated per key (its order guarantee): 8 keys of 12 messages
-    keyshared = trace.judge_pair(run, "persistent://mig/live/keyshared", "p-live-keyshared", "slow")
+    keyshared = judge.judge_pair(run, "persistent://mig/live/keyshared", "p-live-keyshared", "slow")
     assert len(keyshared.parts) == 8 and all(p.ok and p.messages == 12 for p in keyshared.parts)
 
 
 def test_a_delivery_captured_before_its_send_ok_is_put_after_its_publish(run):
     """The broker can dispatch a message before the producer's client sees the ack; the
     projection orders the publish first and counts it (it happens on some Key_Shared keys)."""
-    moved = [p for p in trace.judge_pair(run, "persistent://mig/live/keyshared", "p-live-keyshared", "fast").parts
+    moved = [p for p in judge.judge_pair(run, "persistent://mig/live/keyshared", "p-live-keyshared", "fast").parts
              if p.moved_publishes]
     assert moved and all(p.ok for p in moved)
 

@@ -7,7 +7,6 @@ pass; the unedited run is the control, which passes.
 """
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,57 +16,39 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from pulsar_conformance.conformance.protocols.cluster_migration import judge, scenario, trace
+from pulsar_conformance.conformance.protocols.cluster_migration import judge, outcome
 from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
-from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import (
+from pulsar_conformance.conformance.protocols.cluster_migration.judge import (
     judge_clients,
     judge_topics,
-    record_traces,
+    traces,
 )
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 
-from .recorded import DATA, EXCLUSIVE, PRODUCER
-
-
-def outcome(run: trace.CapturedRun) -> SimpleNamespace:
-    """What ``scenario.run`` hands the judges, rebuilt from the saved run's files."""
-    topics = {}
-    for topic in run.topics:
-        place = run.placement(topic)
-        subs = []
-        for sub in run.subscriptions(topic):
-            figures = judge.subscription_figures(sub, run.receives(topic, sub), run.acks(topic, sub), place, run.trigger_ns)
-            figures.created_after_trigger = (topic, sub) in run.late_subs
-            subs.append(figures)
-        producers = judge.producer_figures(run.sends(topic), run.failed_sends(topic), place, run.trigger_ns)
-        topics[topic] = scenario.TopicOutcome(topic, *run.states[topic], place, producers, subs)
-    return SimpleNamespace(topics=topics, run_dir=run.run_dir,
-                           verdict=json.loads((DATA / "verdict.json").read_text()))
+from .recorded import DATA, EXCLUSIVE, PRODUCER, outcome_of
 
 
 def recorded(call, *args, **kwargs) -> dict[str, tuple[list[str], bool | None, str]]:
     rows: dict[str, tuple[list[str], bool | None, str]] = {}
-
-    def rec(check, ok, evidence, *, requirements=None, **details):
-        assert check not in rows, f"{check} recorded twice"
-        rows[check] = (CHECKS.requirements(check, requirements), ok, evidence)  # refuses an undeclared check
-
-    call(rec, *args, **kwargs)
+    for r in call(*args, **kwargs):
+        assert not r.raised, r.evidence  # a judge's own error is no verdict here
+        assert r.check not in rows, f"{r.check} recorded twice"
+        rows[r.check] = (CHECKS.requirements(r.check, r.requirements), r.ok, r.evidence)  # refuses an undeclared check
     return rows
 
 
-def edited(run: trace.CapturedRun, keep) -> trace.CapturedRun:
+def edited(run: outcome.CapturedRun, keep) -> outcome.CapturedRun:
     cols = run.columns
     rows = [i for i in range(len(cols["ts_ns"])) if keep({name: cols[name][i] for name in cols})]
     return run.with_columns({name: [values[i] for i in rows] for name, values in cols.items()})
 
 
-def on_green(run: trace.CapturedRun, row: dict) -> bool:
+def on_green(run: outcome.CapturedRun, row: dict) -> bool:
     """A receive or ack of a message green stored (the placement of its send)."""
     return run.placement(row["topic"]).by_uid.get(row["uid"]) == "green"
 
 
-def saved(run: trace.CapturedRun, tmp_path: Path) -> trace.CapturedRun:
+def saved(run: outcome.CapturedRun, tmp_path: Path) -> outcome.CapturedRun:
     """``run`` written back as a run directory, for the judges that read one (trace validation)."""
     out = tmp_path / "run"
     (out / "events").mkdir(parents=True)
@@ -75,14 +56,14 @@ def saved(run: trace.CapturedRun, tmp_path: Path) -> trace.CapturedRun:
         shutil.copy(DATA / name, out / name)
     schema = ds.dataset(str(DATA / "events"), format="parquet").schema
     pq.write_table(pa.Table.from_pydict(run.columns, schema=schema), out / "events" / "part-0.parquet")
-    return trace.load_run(out)
+    return outcome.load_run(out)
 
 
 # ------------------------------------------------------------------ the control
 
 
 def test_the_real_run_passes_redirect_order_and_drain(run):
-    rows = recorded(judge_topics, outcome(run), run.topics, "cluster-migration")
+    rows = recorded(judge_topics, outcome_of(run), run.topics, "cluster-migration")
     judged = {c: v for c, v in rows.items() if "/spark/" not in c}
     assert judged and all(ok is True for _, ok, _ in judged.values()), \
         {c: e for c, (_, ok, e) in judged.items() if ok is not True}
@@ -97,16 +78,16 @@ def test_a_consumer_that_never_read_from_green_is_unknown_not_drained(run, tmp_p
     switched, which says nothing about draining before the switch (the old judge passed it)."""
     blue_only = edited(run, lambda r: not (r["topic"] == EXCLUSIVE and r["subscription"] == "slow"
                                            and r["kind"] in ("receive", "ack") and on_green(run, r)))
-    rows = recorded(judge_topics, outcome(blue_only), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, outcome_of(blue_only), [EXCLUSIVE], "cluster-migration")
     requirements, ok, evidence = rows["cluster-migration/exclusive/slow/drained-before-green"]
     assert requirements == ["PIP188-R02", "PIP188-R04"] and ok is None, evidence
     assert "nothing was read from green" in evidence
     assert rows["cluster-migration/exclusive/fast/drained-before-green"][1] is True  # untouched: still judged
     # its trace is a prefix of every behaviour of the spec: unknown too
-    out = outcome(saved(blue_only, tmp_path))
-    traces = recorded(record_traces, out, "cluster-migration", topics=[EXCLUSIVE])
-    assert traces["cluster-migration/exclusive/p-live-exclusive/slow/trace"][1] is None
-    assert traces["cluster-migration/exclusive/p-live-exclusive/fast/trace"][1] is True
+    out = outcome_of(saved(blue_only, tmp_path))
+    trace_rows = recorded(traces, out, "cluster-migration", topics=[EXCLUSIVE])
+    assert trace_rows["cluster-migration/exclusive/p-live-exclusive/slow/trace"][1] is None
+    assert trace_rows["cluster-migration/exclusive/p-live-exclusive/fast/trace"][1] is True
 
 
 def test_a_drain_violation_without_green_reads_still_fails(run):
@@ -116,26 +97,26 @@ def test_a_drain_violation_without_green_reads_still_fails(run):
                 and cols["subscription"][i] == "slow"]
     first_green = next(i for i in receives if on_green(run, {name: cols[name][i] for name in cols}))
     cols["ts_ns"][first_green] = run.trigger_ns - 1  # read from green before the trigger: before blue drained
-    rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, outcome_of(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     assert rows["cluster-migration/exclusive/slow/drained-before-green"][1] is False
 
 
 def test_a_topic_that_did_not_migrate_judges_only_that_it_stayed(run, tmp_path):
     """The namespace scenario's 'staying' topic: the old judge recorded R01, R02 and R04 passes on it."""
     stayed = edited(run, lambda r: not (r["topic"] == EXCLUSIVE and on_green(run, r)))
-    rows = recorded(judge_topics, outcome(stayed), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
+    rows = recorded(judge_topics, outcome_of(stayed), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
     assert rows and {q for requirements, _, _ in rows.values() for q in requirements} == {"PIP188-R06"}, rows
     assert all(ok is True for _, ok, _ in rows.values()), rows
     assert "namespace-migration/exclusive/p-live-exclusive/stayed" in rows
     assert "namespace-migration/exclusive/slow/stayed" in rows
     # and the topic that did migrate, judged as one that should have stayed, fails
-    moved = recorded(judge_topics, outcome(run), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
+    moved = recorded(judge_topics, outcome_of(run), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
     assert moved["namespace-migration/exclusive/p-live-exclusive/stayed"][1] is False
     # its traces are not migration traces: left out when the scenario names the migrated topics
-    out = outcome(saved(stayed, tmp_path))
+    out = outcome_of(saved(stayed, tmp_path))
     others = [t for t in run.topics if t != EXCLUSIVE]
-    traces = recorded(record_traces, out, "namespace-migration", topics=others)
-    assert traces and not any(check.startswith("namespace-migration/exclusive/") for check in traces)
+    trace_rows = recorded(traces, out, "namespace-migration", topics=others)
+    assert trace_rows and not any(check.startswith("namespace-migration/exclusive/") for check in trace_rows)
 
 
 # ------------------------------------------------------------------ item 3
@@ -150,7 +131,7 @@ def test_a_producer_that_gives_up_sends_at_the_switch_fails_r03(run):
     for name in cols:
         cols[name].append(cols[name][template])
     cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_unknown", None, "gave-up-at-switch"
-    rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, outcome_of(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     requirements, ok, evidence = rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"]
     assert requirements == ["PIP188-R03"] and ok is False, evidence
     assert "1 from the trigger on" in evidence and "gave up on" in evidence
@@ -163,15 +144,12 @@ def test_a_failed_send_before_the_trigger_is_not_the_switch(run):
     for name in cols:
         cols[name].append(cols[name][template])
     cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_err", None, "failed-before"
-    rows = recorded(judge_topics, outcome(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, outcome_of(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     assert rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"][1] is True
 
 
 def test_no_new_topic_in_blue_is_unknown_when_blue_cannot_say_or_the_producer_never_reached_green():
-    from pulsar_conformance.conformance.protocols.cluster_migration.verdicts import (
-        not_created as _not_created,
-    )
-
+    _not_created = judge.not_created
     state = SimpleNamespace
     assert _not_created(state(error=None, entries=5), state(error=None, entries=10)) is False  # blue has it
     assert _not_created(state(error="HTTP 404: not found", entries=None), state(error=None, entries=10)) is True
@@ -217,7 +195,6 @@ class _Blue:
 
 
 def test_namespace_migration_a_release_lacks_is_told_from_one_that_fails():
-    from pulsar_conformance.conformance.protocols.cluster_migration import namespace_level
     from pulsar_conformance.conformance.protocols.cluster_migration.observe import ask_namespace_migration
 
     assert ask_namespace_migration(_Blue(None, ""), "mig/moving", "fresh").ok
@@ -231,5 +208,5 @@ def test_namespace_migration_a_release_lacks_is_told_from_one_that_fails():
     assert "HTTP 500" in answer.describe() and "NotFoundException" in answer.describe()
     # a namespace that does not exist is the suite's problem, not the release's
     with pytest.raises(RuntimeError, match="the suite asked"):
-        namespace_level.record(None, "namespace-migration", ask_namespace_migration(
+        judge.namespace_level("namespace-migration", ask_namespace_migration(
             _Blue(404, '{"reason":"Namespace does not exist"}'), "mig/moving", "fresh"))

@@ -1,0 +1,58 @@
+"""The PIP-188 outcome of the recorded run (tests/data/migration/cluster-migration-3.13.0) saved and
+loaded by the harness (the capture's rows read back from the capture's own files), and judged offline
+from the loaded copy exactly as from the one rebuilt from the recording."""
+from __future__ import annotations
+
+import shutil
+
+from pulsar_conformance.conformance.harness import outcome as saved
+from pulsar_conformance.conformance.protocols.cluster_migration import judge
+from pulsar_conformance.conformance.protocols.cluster_migration.outcome import (
+    NamespaceMigrationAnswer,
+    Outcome,
+    TopicState,
+    load_run,
+)
+
+from .recorded import DATA, EXCLUSIVE, outcome_of
+
+REDIRECT = ("INFO redirect migrated producer to topic persistent://mig/live/exclusive: "
+            "producerName = p-live-exclusive, ...")
+
+
+def _recorded(tmp_path) -> Outcome:
+    """The recorded run as the cluster-level scenario's outcome, in ``tmp_path`` with its capture."""
+    shutil.copytree(DATA / "events", tmp_path / "events")
+    out = outcome_of(load_run(DATA))
+    out.run_dir, out.blue_log = tmp_path, REDIRECT
+    fresh = "persistent://mig/live/fresh"
+    out.facts.update(exclusive=EXCLUSIVE, fresh=fresh, namespace="mig/live", tls="")
+    out.states["fresh@blue"] = TopicState("blue", fresh, error="HTTP 404: Topic not found")
+    out.states["fresh@green"] = TopicState("green", fresh, {7}, "LedgerOpened", entries=40)
+    out.admin.update({"blue:migration": {"migrated": True}, "green:migration": {},
+                      "green:namespace": {"migrated": False}})
+    out.answers["loaded"] = NamespaceMigrationAnswer("mig/live", "loaded", True, None, "", "/admin/v2/namespaces/x")
+    return out
+
+
+def test_the_outcome_round_trips(tmp_path):
+    out = _recorded(tmp_path)
+    saved.save(out, tmp_path)
+    back = saved.load(Outcome, tmp_path)  # the capture's rows from tmp_path/events
+    assert back.columns == out.columns
+    assert back == out
+    assert isinstance(back.topics[EXCLUSIVE].blue.ledgers, set) and back.sub_types == out.sub_types
+
+
+def test_the_judge_runs_on_a_loaded_outcome(tmp_path):
+    live = _recorded(tmp_path)
+    saved.save(live, tmp_path)
+    loaded = saved.load(Outcome, tmp_path)
+    rows = judge.judge(loaded)
+    assert rows == judge.judge(live)
+    verdicts = {r.check: r.ok for r in rows}
+    assert not any(r.raised for r in rows)
+    assert verdicts["cluster-migration/exclusive/p-live-exclusive/redirected"] is True
+    assert verdicts["cluster-migration/exclusive/p-live-exclusive/fast/trace"] is True
+    assert verdicts["cluster-migration/no-new-topic-in-blue"] is True
+    assert verdicts["cluster-migration/exclusive/p-live-exclusive/client-follows-redirect"] is True
