@@ -16,6 +16,7 @@ FILES = {
     "spec.py.tmpl": "spec/protocols/{module}.py",
     "descriptor.py.tmpl": "pulsar_conformance/protocols/{module}.py",
     "package_init.py.tmpl": "conformance/protocols/{module}/__init__.py",
+    "outcome.py.tmpl": "conformance/protocols/{module}/outcome.py",
     "scenario.py.tmpl": "conformance/protocols/{module}/scenario.py",
     "observe.py.tmpl": "conformance/protocols/{module}/observe.py",
     "judge.py.tmpl": "conformance/protocols/{module}/judge.py",
@@ -23,6 +24,7 @@ FILES = {
     "trace.py.tmpl": "conformance/protocols/{module}/trace.py",
     "test_live.py.tmpl": "conformance/protocols/{module}/test_{module}.py",
     "test_judge.py.tmpl": "tests/protocols/{module}/test_judge.py",
+    "test_outcome.py.tmpl": "tests/protocols/{module}/test_outcome.py",
 }
 
 

@@ -29,11 +29,15 @@ DOC = ROOT / "docs" / "adding-a-protocol.md"
 NAME, MODULE = "topic-fencing", "topic_fencing"
 # the wiring checks a new protocol must pass with no other edit (docs/adding-a-protocol.md)
 WIRING = ("tests/spec/test_protocols.py", "tests/spec/test_catalog.py", "tests/spec/test_declarations.py",
-          "tests/reports/test_checks.py", f"tests/protocols/{MODULE}")
+          "tests/reports/test_checks.py", "tests/harness/test_package_shape.py",
+          # the copy has no other protocol's tests/protocols folder: only the new one's outcome test is asked for
+          f"tests/harness/test_outcome.py::test_every_protocols_outcome_has_its_round_trip_and_offline_judge_tested[{MODULE}]",
+          f"tests/protocols/{MODULE}")
 TESTS = ("tests/spec/conftest.py", "tests/spec/test_protocols.py", "tests/spec/test_catalog.py",
          "tests/spec/test_declarations.py", "tests/spec/test_exploring.py", "tests/spec/test_differential.py",
          "tests/reports/conftest.py",
-         "tests/reports/test_checks.py", "tests/support")
+         "tests/reports/test_checks.py", "tests/harness/packages.py", "tests/harness/test_package_shape.py",
+         "tests/harness/test_outcome.py", "tests/support")
 
 
 def _copy_checkout(into: Path) -> Path:
@@ -102,6 +106,10 @@ def test_the_generated_protocol_passes_the_wiring_checks(generated):
     ran = done.stdout
     assert f"[{NAME}]" in ran and "test_every_catalog_link_is_a_declared_check_and_every_check_is_linked[topic-fencing]" \
         in ran and f"tests/protocols/{MODULE}/test_judge.py" in ran, ran[-3000:]
+    # the package has the layout every protocol package shares, its judge pure, its outcome round-tripped
+    assert f"test_every_package_has_the_role_files[{MODULE}] PASSED" in ran, ran[-3000:]
+    assert f"test_the_judge_reaches_no_cluster_and_records_nothing[{MODULE}] PASSED" in ran, ran[-3000:]
+    assert f"test_every_protocols_outcome_has_its_round_trip_and_offline_judge_tested[{MODULE}] PASSED" in ran
     # the live test collects under --strict-markers: its marker comes from the descriptor
     collected = _in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "--strict-markers",
                     f"conformance/protocols/{MODULE}")
