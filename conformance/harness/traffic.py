@@ -16,6 +16,7 @@ import pulsar
 from pulsar_conformance.wait import wait_quiet
 
 from .deadline import CLIENT_CALL_DEADLINE_S, Hung, HungCall, within
+from .handles import HandleInfo, refusal
 
 KEYS = tuple(f"k{i}" for i in range(8))
 
@@ -38,19 +39,13 @@ class TopicLoad:
 
 
 @dataclass
-class Handle:
-    name: str
-    kind: str  # producer | consumer
-    topic: str
-    subscription: str | None
-    cluster: str = ""  # where the handle was created (or the caller's client label)
+class Handle(HandleInfo):
+    """A live handle: its data (``HandleInfo``) and its client, thread and state."""
+
     client: object = None
     wrapped: object = None
     thread: threading.Thread | None = None
-    errors: list[str] = field(default_factory=list)
-    created_ns: int = 0
     received: int = 0
-    attach_error: str | None = None  # the client could not create it: no thread, no rows
     closed: threading.Event = field(default_factory=threading.Event)
     client_closed: bool = False  # close() runs once (stop() and the scenario's finally both call it); a caller's client: never
 
@@ -189,8 +184,7 @@ class Traffic:
 
     def refusal(self, name: str) -> str:
         """Evidence text for handle ``name``: why its client could not create it, or ""."""
-        return "".join(f"; creating {h.name} through {h.cluster} failed: {h.attach_error}"
-                       for h in self.handles if h.name == name and h.attach_error)
+        return refusal(self.handles, name)
 
     # ----- stopping
     def stop(self, drain_seconds: float = 30.0, quiet_seconds: float = 2.5) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ...harness import evidence
 from ...harness import outcome as saved
+from ...harness.handles import HandleInfo, refusal
 from ...harness.history import History
 
 # blue's log lines the client checks read (judge.judge_clients): the redirects, the clients that
@@ -229,21 +230,6 @@ class TopicOutcome:
 
 
 @dataclass
-class Handle:
-    """A producer or consumer the traffic made (harness/traffic.py's ``Handle``, as data)."""
-
-    name: str
-    kind: str  # producer | consumer
-    topic: str
-    subscription: str | None
-    cluster: str = ""
-    created_ns: int = 0
-    attach_error: str | None = None  # its client could not create it
-    errors: list[str] = field(default_factory=list)  # the first few send errors
-    error_count: int = 0
-
-
-@dataclass
 class Outcome:
     name: str  # the scenario: its checks' prefix and its judge (judge.SCENARIOS)
     run_dir: Path
@@ -251,7 +237,7 @@ class Outcome:
     topics: dict[str, TopicOutcome]
     verdict: dict  # Spark's
     markers: list[dict] = field(default_factory=list)
-    handles: list[Handle] = field(default_factory=list)
+    handles: list[HandleInfo] = field(default_factory=list)  # the clients the traffic made
     hung: list[dict] = field(default_factory=list)  # client calls abandoned at their deadline
     sub_types: dict[tuple[str, str], str] = field(default_factory=dict)  # (topic, subscription) -> type
     blue_log: str = ""  # blue's log lines with one of LOG_MARKS
@@ -263,8 +249,7 @@ class Outcome:
 
     def refusal(self, name: str) -> str:
         """Evidence text for handle ``name``: why its client could not create it, or ""."""
-        return "".join(f"; creating {h.name} through {h.cluster} failed: {h.attach_error}"
-                       for h in self.handles if h.name == name and h.attach_error)
+        return refusal(self.handles, name)
 
 
 def log_marks(log: str) -> str:

@@ -14,9 +14,10 @@ from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
+from ...harness.handles import info
 from ...harness.traffic import TopicLoad, Traffic
 from . import judge, observe, tls_modes
-from .outcome import Handle, Outcome, TopicOutcome, TopicState, place_sends
+from .outcome import Outcome, TopicOutcome, TopicState, place_sends
 
 Hook = Callable[[Traffic], "str | None"]
 
@@ -67,24 +68,22 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
         topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
                                     (blue_states or {}).get(load.topic))
     verdict = timeline.spark_verdict(run_dir, columns, line)
-    handles = [Handle(h.name, h.kind, h.topic, h.subscription, h.cluster, h.created_ns, h.attach_error, h.errors[:5],
-                      len(h.errors)) for h in traffic.handles]
     sub_types = {(load.topic, sub.name): sub.type for load in loads for sub in load.subs}
-    outcome = Outcome(name, run_dir, trigger_ns, topics, verdict, line.markers, handles,
+    outcome = Outcome(name, run_dir, trigger_ns, topics, verdict, line.markers, [info(h) for h in traffic.handles],
                       [call.to_json() for call in traffic.hung], sub_types, observe.blue_log(deployment),
                       facts={"tls": tls_modes.evidence()}, columns=columns)
+    doc = {"trigger_ns": trigger_ns, "topics": {t: o.to_json() for t, o in topics.items()},
+           "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
+                                "errors": h.errors[:5], "error_count": len(h.errors)} for h in traffic.handles},
+           "hung_calls": outcome.hung}
+    timeline.save(run_dir, "migration", doc, line.markers, verdict)  # for the report
     save(outcome)
     return outcome
 
 
 def save(out: Outcome) -> None:
-    """outcome.json (harness/outcome.py), and migration.json, markers.json, verdict.json for the report."""
+    """outcome.json (harness/outcome.py): again once the scenario has read more of the clusters into it."""
     saved.save(out, out.run_dir)
-    doc = {"trigger_ns": out.trigger_ns, "topics": {t: o.to_json() for t, o in out.topics.items()},
-           "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
-                                "errors": h.errors, "error_count": h.error_count} for h in out.handles},
-           "hung_calls": out.hung}
-    timeline.save(out.run_dir, "migration", doc, out.markers, out.verdict)
 
 
 SWITCH_MARGIN_S = 4.0
