@@ -12,7 +12,8 @@ harness's (conformance/harness/); what is PIP-188's own lives here:
   scenario shares, each scenario's own, the trace validation per pair;
 - ``checks``: the checks declared once with the requirements they judge (spec/catalog/pip-188.yaml links them);
 - ``trace``: one (producer, subscription) projected onto the cluster-migration spec and validated;
-- ``namespace_level``: the precondition of the namespace-level scenarios (does the release have it?);
+- ``record``: what the live suites share: an outcome's rows recorded, and the precondition of the
+  namespace-level scenarios (does the release have namespace-level migration?);
 - ``tls_modes``: the TLS configurations the profile runs in (``certify --migration-tls``) and their hazards;
 - ``test_cluster_migration``, ``test_cluster_migration_regions``: the live scenarios (blue and green;
   with a third region, without automatic resource creation, across a blue restart).

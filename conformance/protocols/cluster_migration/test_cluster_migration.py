@@ -23,6 +23,7 @@ from ...harness.recorder import Recorder
 from ...harness.traffic import Sub, TopicLoad
 from . import judge, observe, scenario, tls_modes
 from .checks import CHECKS
+from .record import judged
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -80,15 +81,7 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     if answers["loaded"].ok:
         out.admin["blue:policies"] = or_refusal(blue.admin().namespace_policies, moving)
         out.admin["green:policies"] = or_refusal(green.admin().namespace_policies, moving)
-    _judged(certify_run, request, out)
-
-
-def _judged(certify_run, request, out) -> None:
-    """Save what the scenario read into its outcome, record judge.judge's rows, finish the test."""
-    scenario.save(out)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    rec.record(judge.judge(out))
-    rec.finish()
+    judged(certify_run, request, out)
 
 
 def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
@@ -121,4 +114,4 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     out.admin["blue:migration"] = or_refusal(blue.admin().cluster_migration, "blue")
     out.admin["green:migration"] = or_refusal(green.admin().cluster_migration, "blue")
     out.admin["green:namespace"] = or_refusal(green.admin().namespace_policies, ns)
-    _judged(certify_run, request, out)
+    judged(certify_run, request, out)

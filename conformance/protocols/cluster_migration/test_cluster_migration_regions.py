@@ -26,11 +26,10 @@ from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.wait import wait_until
 
-from ...harness.recorder import Recorder
 from ...harness.traffic import Sub, TopicLoad
 from ...run import VerdictUnknown
-from . import judge, namespace_level, observe, scenario, tls_modes
-from .checks import CHECKS
+from . import observe, scenario, tls_modes
+from .record import judged, lacking
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -54,19 +53,11 @@ def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture a
     deployment.close()
 
 
-def _judged(certify_run, request, out) -> None:
-    """Save what the scenario read into its outcome, record judge.judge's rows, finish the test."""
-    scenario.save(out)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    rec.record(judge.judge(out))
-    rec.finish()
-
-
 def test_without_auto_resource_creation(regions, certify_run, request):
     deployment = regions
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     observe.create_namespace(deployment, NOAUTO, {"blue": ["blue"], "green": ["green"]})
-    if namespace_level.lacking(certify_run, request, blue, NOAUTO, "no-auto-create"):
+    if lacking(certify_run, request, blue, NOAUTO, "no-auto-create"):
         return
     subs = (Sub("earliest-fast", "Exclusive"), Sub("earliest-slow", "Exclusive", delay=0.05),
             # Latest is Pulsar's default; their losses are what this scenario measures
@@ -87,7 +78,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
                        trigger, seed=certify_run.seed, after_s=8.0, until_blue_read=30.0)
     out.answers.update(answers)
     out.facts.update(topic=load.topic, latest=[s.name for s in subs if s.latest], subscriptions=[s.name for s in subs])
-    _judged(certify_run, request, out)
+    judged(certify_run, request, out)
 
 
 def test_blue_restart_after_migration(regions, certify_run, request):
@@ -112,7 +103,7 @@ def test_blue_restart_after_migration(regions, certify_run, request):
     out.states["before"], out.states["after"] = before, observe.topic_state(blue, topic)
     out.admin["blue:namespace"] = or_refusal(blue.admin().namespace_policies, NOAUTO)
     out.admin["green:namespace"] = or_refusal(green.admin().namespace_policies, NOAUTO)
-    _judged(certify_run, request, out)
+    judged(certify_run, request, out)
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["reconnect", "blue-restarted"])
@@ -124,7 +115,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     name = "stranded-restart" if restart else "stranded"
     ns = observe.create_namespace(deployment, f"{TENANT}/{name}", {"blue": ["blue"], "green": ["green"]})
-    if namespace_level.lacking(certify_run, request, blue, ns, name):
+    if lacking(certify_run, request, blue, ns, name):
         return
     topic = f"persistent://{ns}/orders"
     # "parked" reads 5 a second of 40: its backlog on blue grows until it is closed
@@ -162,7 +153,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
         raise VerdictUnknown(f"cannot restart blue on this deployment: {error}") from error
     out.answers.update(answers)
     out.facts.update(topic=topic, restart=restart, backlog=facts.get("backlog"), restart_s=facts.get("restart_s"))
-    _judged(certify_run, request, out)
+    judged(certify_run, request, out)
 
 
 def _wait_replicator(cluster, topic: str, to: str, timeout: float) -> bool:
@@ -221,4 +212,4 @@ def test_migration_with_geo_replication(regions, certify_run, request):
         if "stop" in moments and "resume" not in moments:
             deployment.resume("remote")
     out.facts.update(topic=topic, moments=moments)
-    _judged(certify_run, request, out)
+    judged(certify_run, request, out)
