@@ -139,3 +139,78 @@ def test_a_token_protected_broker_accepts_oauth2_clients_and_refuses_a_wrong_sec
         finally:
             refused.close()
         assert any(r.status == 401 for r in issuer.requests)
+
+
+def _deployment_file(tmp_path, cluster, oauth2: dict, extra: str = "") -> str:
+    import yaml
+
+    doc = {"clusters": {cluster.name: {"service_url": cluster.service_url, "admin_url": cluster.admin_url,
+                                       "oauth2": oauth2}}}
+    path = tmp_path / "external.yaml"
+    path.write_text(yaml.safe_dump(doc) + extra)
+    return str(path)
+
+
+def test_an_external_deployment_with_oauth2_credentials_certifies_through_the_issuer(secured, tmp_path):
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    cluster = secured.clusters["oauth"]
+    secret_key = (secured.home / "auth" / "secret.key").read_bytes()
+    with LocalIssuer(secret_key, {"vendor": (SECRET, "vendor-role")}, audience=AUDIENCE) as issuer:
+        creds = issuer.credentials("vendor").write_file(tmp_path / "vendor.json")
+        external = load_external(_deployment_file(tmp_path, cluster, {
+            "issuer_url": issuer.url + "/", "credentials_file": str(creds), "audience": AUDIENCE}))  # checks admin
+        seen = external.clusters["oauth"]
+        assert seen.to_json()["auth"] == "oauth2"
+        topic = f"persistent://public/default/ext-oauth2-{uuid.uuid4().hex[:8]}"
+        client = seen.client(operation_timeout_seconds=20)
+        try:
+            producer = client.create_producer(topic)
+            producer.send(b"through-oauth2")
+        finally:
+            client.close()
+        assert seen.admin().request("GET", f"/admin/v2/persistent/public/default/{topic.rsplit('/', 1)[1]}/stats")
+        public = json.dumps(external.to_json()) + json.dumps(external.status()) + repr(seen)
+        assert SECRET not in public and "vendor-role" not in public
+        assert {r.client_id for r in issuer.requests if r.method == "POST"} == {"vendor"}
+
+
+@pytest.mark.parametrize("oauth2, problem", [
+    ("yes", "is not a mapping"),
+    ({"issuer_url": "https://idp", "credentials_file": "/nonexistent/c.json"}, "does not exist"),
+    ({"issuer_url": "ftp://idp", "credentials_file": "CREDS"}, "oauth2.issuer_url"),
+    ({"issuer_url": "https://idp", "credentials_file": "CREDS", "secret": "x"}, "unknown field"),
+    ({"issuer_url": "https://idp", "credentials_file": "NOT_JSON"}, "client_id and client_secret"),
+    ({"issuer_url": "https://idp", "credentials_file": "CREDS", "audience": 3}, "audience must be a string"),
+])
+def test_bad_oauth2_blocks_are_refused_naming_the_field(tmp_path, oauth2, problem):
+    from types import SimpleNamespace
+
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    good = tmp_path / "c.json"
+    good.write_text(json.dumps({"client_id": "a", "client_secret": SECRET}))
+    bad = tmp_path / "bad.json"
+    bad.write_text("client_secret=" + SECRET)
+    if isinstance(oauth2, dict):
+        oauth2 = {k: {"CREDS": str(good), "NOT_JSON": str(bad)}.get(v, v) if isinstance(v, str) else v
+                  for k, v in oauth2.items()}
+    cluster = SimpleNamespace(name="c1", service_url="pulsar://127.0.0.1:6650", admin_url="http://127.0.0.1:8080")
+    with pytest.raises(UsageError) as refused:
+        load_external(_deployment_file(tmp_path, cluster, oauth2), check=False)
+    assert problem in str(refused.value) and SECRET not in str(refused.value)
+
+
+def test_a_token_and_oauth2_together_are_refused(tmp_path):
+    from types import SimpleNamespace
+
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    creds = tmp_path / "c.json"
+    creds.write_text(json.dumps({"client_id": "a", "client_secret": SECRET}))
+    cluster = SimpleNamespace(name="c1", service_url="pulsar://127.0.0.1:6650", admin_url="http://127.0.0.1:8080")
+    path = _deployment_file(tmp_path, cluster, {"issuer_url": "https://idp", "credentials_file": str(creds)})
+    text = open(path).read().replace("    oauth2:", "    token: a.b.c\n    oauth2:")
+    open(path, "w").write(text)
+    with pytest.raises(UsageError, match="both a token and oauth2"):
+        load_external(path, check=False)
