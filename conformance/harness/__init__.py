@@ -1,12 +1,17 @@
-"""Machinery every live scenario shares, whatever the protocol:
+"""Machinery every protocol package shares (conformance/protocols/<p>/: outcome, scenario, observe,
+judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
 - ``traffic``: producers and consumers through the capture, each on its own client or one the
-  scenario made (a failover client);
-- ``evidence``: the capture's rows and Spark's verdict over them;
-- ``recorder``: per-requirement verdicts into the certification run (a failed MUST fails the test,
-  an unknown one breaks it; a judge that raises costs only its own verdicts: check-safe);
+  scenario made (a failover client); ``handles``: a producer or consumer as data, for an outcome;
+- ``evidence``: the capture's rows and Spark's verdict over them; ``history``: the rows asked per
+  topic, producer and subscription; ``timeline``: a scenario's labelled instants and how it ends;
+- ``outcome``: a protocol's outcome saved beside its capture and loaded back, so its judge runs offline;
+- ``rows``: what a judge returns (pure: no cluster, no recording), check-safe without a recorder;
+- ``recorder``: the rows into the certification run's checks (a failed MUST fails the test, an
+  unknown one breaks it); ``checks``: a protocol's checks declared once with the requirements they judge;
 - ``sources``, ``hazards``, ``findings``: what keeps a failure fair to the product: where a
   requirement comes from (another client's code fails no client but that one), the operator
   mistakes a run is configured with, the findings that explain a failure;
+- ``projection``: a run's observed steps checked against a spec with hidden steps (trace.py's tool);
+  ``switchover``: the figures of a switch (redirect time, send gaps, duplicates after it);
 - ``deadline``: every blocking client call under a deadline, a hung one kept as evidence.
-PIP-188 (conformance/protocols/cluster_migration/) and PIP-121 (conformance/protocols/client_failover/) build on it.
 """
