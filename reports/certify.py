@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
+from pulsar_conformance.fixtures.deploy.topology import ENV as TOPOLOGY_ENV
 from pulsar_conformance.output import emit, progress
 
 from . import timings
@@ -101,6 +102,10 @@ def _child_env(request: CertifyRequest) -> dict:
     env["PULSAR_CONFORMANCE_SEED"] = str(request.seed)
     env.pop("PULSAR_CONFORMANCE_EXTERNAL", None)
     env["PULSAR_CONFORMANCE_BACKEND"] = "containers" if request.deployment.backend == "containers" else "local"
+    # what every deployment the tests start runs per cluster (fixtures/deploy/topology.from_environment)
+    env.pop(TOPOLOGY_ENV, None)
+    if request.deployment.topology == "cluster":
+        env[TOPOLOGY_ENV] = "cluster"
     if request.deployment.file:
         env["PULSAR_CONFORMANCE_EXTERNAL"] = request.deployment.file
     if request.pulsar_version:

@@ -94,3 +94,13 @@ def test_smoke_runs_every_deployment_on_one_release(tmp_path, backend, given, ex
 def test_smoke_refuses_a_client_too_old_for_its_failover_scenario():
     assert PROFILES["smoke"].min_client == "3.11.0" and "AutoClusterFailover" in PROFILES["smoke"].min_client_why
     assert PROFILES["smoke"].on("external").min_client is None
+
+
+@pytest.mark.parametrize("topology, expected", [("standalone", None), ("cluster", "cluster")])
+def test_the_topology_reaches_the_tests_deployments(tmp_path, monkeypatch, topology, expected):
+    """certify --topology cluster: the tests' process is told (fixtures/pytest_plugin._start reads it);
+    a value left in the caller's environment never leaks into a standalone run."""
+    monkeypatch.setenv("PULSAR_CONFORMANCE_TOPOLOGY", "cluster:brokers=3")
+    request = CertifyRequest(profile=PROFILES["policy-sync"], deployment=Deployment("local", topology=topology),
+                             out=tmp_path)
+    assert certify._child_env(request).get("PULSAR_CONFORMANCE_TOPOLOGY") == expected
