@@ -81,14 +81,20 @@ def test_a_capture_with_lost_deliveries_fails_the_run(vendor_run, tmp_path):
     verdict = check_capture(run_dir, engine="spark")
     assert verdict["valid"] is False and verdict["anomalies"]["lost"]["count"] == 10, verdict
     # The fail row comes from the scenario's own judging code, as the live test records it.
-    from pulsar_conformance.conformance.protocols.geo_replication.verdicts import judge
-    from pulsar_conformance.conformance.run import CertifyRun, record
+    from pulsar_conformance.conformance.protocols.geo_replication import judge, observe
+    from pulsar_conformance.conformance.protocols.geo_replication.checks import CHECKS
+    from pulsar_conformance.conformance.protocols.geo_replication.outcome import Outage, Outcome
+    from pulsar_conformance.conformance.run import CertifyRun, record, verdict_of
 
     kept = [line for line in (broken / "checks.jsonl").read_text().splitlines()
             if not json.loads(line)["check"].startswith("geo-replication/")]
     (broken / "checks.jsonl").write_text("".join(line + "\n" for line in kept))
     markers = json.loads((run_dir / "markers.json").read_text()) if (run_dir / "markers.json").exists() else []
-    rows = judge(run_dir, verdict, {"reached": False, "why": "no outage in this recording"}, [], markers)
+    outcome = Outcome(run_dir, verdict, Outage(False, "no outage in this recording"), [], markers,
+                      observe.deliveries(run_dir))
+    rows = [{"check": r.check, "kind": "deployment", "requirements": CHECKS.requirements(r.check),
+             "verdict": verdict_of(r.ok), "evidence": r.evidence,
+             "details": {"capture": f"captures/{run_dir.name}", **r.details}} for r in judge.judge(outcome)]
     assert rows[0]["verdict"] == "fail" and "lost=10" in rows[0]["evidence"], rows[0]
     for row in rows:
         record(CertifyRun(out=broken, profile="smoke", seed=1), test="corrupted capture", **row)
