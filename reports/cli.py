@@ -40,6 +40,9 @@ def register(commands) -> None:
                    help="narrow the profile to the tests matching this pytest -k expression (recorded in the "
                         "bundle and shown on the banner); requirements the profile certifies that the "
                         "selection leaves without a verdict keep the run from passing unless --exclude names them")
+    p.add_argument("--allow-irreversible", action="store_true",
+                   help="external deployment: also run the scenarios that change a cluster for good (a "
+                        "cluster-level migration); without it they are deselected and the report says so")
     p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "
@@ -120,4 +123,10 @@ def _certify(args) -> int:
     # PRODUCT.yaml's input is checked with the cheap checks, before certify_request looks outside
     args.product = check_option(args.product)
     check_deployment_product(args.deployment)
-    return run_certify(certify_request(args))
+    request = certify_request(args)
+    if request.allow_irreversible:
+        import os
+
+        # the tests' process inherits it (fixtures/pytest_plugin.py deselects irreversible scenarios otherwise)
+        os.environ["PULSAR_CONFORMANCE_ALLOW_IRREVERSIBLE"] = "1"
+    return run_certify(request)

@@ -70,6 +70,21 @@ class Profile:
         return [r.id for r in requirements
                 if (r.area in self.areas or r.id in mine) and r.conformance and not r.uncovered]
 
+    def protocols(self) -> list:
+        """The protocols whose live scenarios this profile runs (its areas', and those its own
+        ``requirements`` come from)."""
+        mine = set(self.requirements)
+        return [p for p in PROTOCOLS if p.area in self.areas or mine & set(p.smoke_requirements)]
+
+    def roles(self) -> tuple[str, ...]:
+        """The cluster names its scenarios use: on an external deployment, roles the deployment file
+        must map to clusters (protocols that cannot run there at all need none)."""
+        seen: list[str] = []
+        for p in self.protocols():
+            if not p.local_only:
+                seen += [r for r in p.roles if r not in seen]
+        return tuple(seen)
+
     def on(self, backend: str) -> Profile:
         """This profile as it runs on ``backend`` (local, containers or external)."""
         return self if backend == "local" or self.elsewhere is None else self.elsewhere

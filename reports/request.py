@@ -81,6 +81,8 @@ class CertifyRequest:
     out_option: str | None = None
     # pulsar-client environments prepared up front, one per client release the run or series uses
     clients: tuple[tuple[str | None, Any], ...] = ()
+    # an external deployment's irreversible scenarios (a cluster-level migration) run only when asked
+    allow_irreversible: bool = False
 
     @property
     def is_series(self) -> bool:
@@ -123,6 +125,7 @@ def certify_request(args) -> CertifyRequest:
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
     out = check_output_path(args.out or Path("reports") / run_id, kind="dir", option="--out", empty=True)
     _check_matrix_deployment(matrix, args.deployment)
+    _check_version_deployment(args.pulsar_version, args.deployment)
     _check_java_env()
     deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None))
     for mode in ([args.migration_tls] if args.migration_tls else []) + (
@@ -130,12 +133,15 @@ def certify_request(args) -> CertifyRequest:
         check_migration_tls(profile, mode, deployment)
     if migration_tls and not args.migration_tls:
         _as_environment("migration_tls", migration_tls, lambda mode: check_migration_tls(profile, mode, deployment))
+    if deployment.backend == "external":
+        pulsar = None  # the brokers say which release they run (an environment value is not theirs)
     request = CertifyRequest(
         profile=profile, deployment=deployment, out=out, run_id=run_id, seed=args.seed, repeat=repeat, matrix=matrix,
         pulsar_version=str(pulsar) if pulsar else None, client_version=args.client_version,
         java_client_version=java_client_version, migration_tls=migration_tls, exclude=exclude,
         select=select, vendor=args.vendor, product=args.product, json=bool(getattr(args, "json", False)),
-        deployment_option=args.deployment, out_option=args.out)
+        deployment_option=args.deployment, out_option=args.out,
+        allow_irreversible=bool(getattr(args, "allow_irreversible", False)))
     _check_releases(request)
     _check_java_clients(request)
     return request.replace(clients=_prepare_clients(request))
@@ -325,6 +331,9 @@ def deployment_option(value: str | None, profile: Profile | None = None, topolog
                          "pass local, containers, or the path of an external deployment YAML (docs/deployments.md)")
     from pulsar_conformance.fixtures.deploy.external import load_external
 
+    external = load_external(path, check=False)
+    if profile is not None:
+        check_roles(external, profile, value)
     external = load_external(path, check=True)  # malformed or unreachable: refused now, not mid-run
     if profile is not None:
         from pulsar_conformance.protocols import PROTOCOLS
@@ -333,6 +342,28 @@ def deployment_option(value: str | None, profile: Profile | None = None, topolog
             if protocol.area in profile.areas:
                 protocol.check_external(external)
     return Deployment("external", str(path.resolve()))
+
+
+def check_roles(external, profile: Profile, option: str) -> None:
+    """Every role the profile's scenarios use (on an external deployment) is a cluster of the file:
+    refused before any cluster is reached, naming the role, the profile and the fix."""
+    from pulsar_conformance.fixtures.deploy.external import role_fix
+
+    wanted = profile.on("external").roles()
+    missing = external.missing_roles(wanted)
+    if missing:
+        raise UsageError(f"deployment file {option} gives no cluster for role(s) {', '.join(missing)}, which the "
+                         f"{profile.name} profile's scenarios use ({', '.join(wanted)})", role_fix(missing))
+
+
+def _check_version_deployment(version: str | None, option: str | None) -> None:
+    """The option alone says the deployment is external: its release is the brokers' to say."""
+    if version and option not in (None, "local", "containers"):
+        raise UsageError("--pulsar-version chooses the release of the clusters the suite starts; an external "
+                         "deployment runs whatever its brokers run, and the bundle reads it from them "
+                         "(GET /admin/v2/brokers/version)",
+                         "drop --pulsar-version (give the product's own version in the deployment file's "
+                         "product: or --product FILE if it differs)")
 
 
 def _check_matrix_deployment(matrix: Matrix | None, option: str | None) -> None:

@@ -56,6 +56,21 @@ class Protocol:
     # "module:function": called with an external deployment before a certification starts, to stop
     # with exit 2 when the file lacks what the protocol's scenarios need (a UsageError)
     external_check: str | None = None
+    # The cluster names its scenarios use (the keys of deployment.clusters): on an external deployment
+    # each is a role the deployment file maps to one of its clusters (roles:), checked before the run.
+    roles: tuple[str, ...] = ()
+    # What its scenarios ask of a deployment's fault hooks (Deployment.kill, cut, ...): on an external
+    # deployment, an action without a command in the file leaves the scenarios that need it unknown.
+    faults: tuple[str, ...] = ()
+    # Broker settings its verdicts depend on ("key" or "key=value" wanted), read by ``plan`` from the
+    # clusters' runtime configuration (an allow-list: reports/plan.py never prints other settings).
+    broker_settings: tuple[str, ...] = ()
+    # Scenarios ("test_module.py::test_name") that change a cluster for good (a cluster-level migration):
+    # run on an external deployment only with certify --allow-irreversible.
+    irreversible: tuple[str, ...] = ()
+    # the scenarios start clusters of their own kind (a ZooKeeper and Oxia beside the broker): they
+    # cannot run on an external deployment at all
+    local_only: str = ""
 
     def load_spec(self):
         return _load(self.spec) if self.spec else None

@@ -23,4 +23,6 @@ PROTOCOL = Protocol(
     # AutoClusterFailover and ServiceInfoProvider came with pulsar-client 3.11.0 (C++ 4.1.0)
     min_client="3.11.0",
     min_client_why="the client-failover scenarios use AutoClusterFailover and ServiceInfoProvider, new in 3.11.0",
+    roles=("primary", "s1", "s2"),
+    faults=("kill", "start", "pause", "resume"),
 )

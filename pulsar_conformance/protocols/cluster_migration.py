@@ -18,4 +18,11 @@ PROTOCOL = Protocol(
     # migration redirects the moving namespace and leaves the one beside it (R06)
     smoke_tests=("test_cluster_migration.py::test_namespace_level_migration",),
     smoke_requirements=("PIP188-R06",),
+    roles=("blue", "green", "remote"),
+    faults=("restart", "pause", "resume"),
+    # 0 (the default) never migrates a live topic (docs/findings.md)
+    broker_settings=("clusterMigrationCheckDurationSeconds!=0",),
+    # a cluster-level migration (migrated=true on blue) cannot be undone on a real cluster
+    irreversible=("test_cluster_migration.py::test_cluster_migration_with_live_traffic",
+                  "test_cluster_migration_regions.py::test_migration_with_geo_replication"),
 )

@@ -9,4 +9,6 @@ PROTOCOL = Protocol(
     checks="pulsar_conformance.conformance.protocols.geo_replication.checks:CHECKS",
     live_smoke=True,
     profile_options={"messages": 6000},
+    roles=("blue", "green"),
+    faults=("cut", "heal"),
 )

@@ -19,4 +19,6 @@ PROTOCOL = Protocol(
     # migration scenarios wait through PREPARATION (about 180 s on 4.2.4, docs/releases.md)
     smoke_tests=("test_metadata_migration.py::test_a_target_other_than_oxia",),
     smoke_requirements=("PIP454-R11",),
+    roles=("zeta", "rho"),
+    local_only="its scenarios start a ZooKeeper and an Oxia server beside their standalone and migrate between them",
 )

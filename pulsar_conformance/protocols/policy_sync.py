@@ -19,4 +19,7 @@ PROTOCOL = Protocol(
     # the module's three clusters switched to sync by the setting, and nothing more (R07)
     smoke_tests=("test_policy_sync.py::test_enabled_by_the_setting",),
     smoke_requirements=("PIP136-R07",),
+    roles=("alpha", "bravo", "charlie"),
+    faults=("cut_one_way", "heal_one_way", "restart"),
+    broker_settings=("configurationMetadataSyncEventTopic",),
 )

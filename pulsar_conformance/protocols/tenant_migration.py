@@ -20,4 +20,6 @@ PROTOCOL = Protocol(
     # on a Shared subscription, the consumer switched to B (R01, R02; R04 is a SHOULD)
     smoke_tests=("test_tenant_migration.py::test_switch_with_ack_holes[Shared]",),
     smoke_requirements=("TM-R01", "TM-R02"),
+    roles=("blue", "green"),
+    faults=("cut_one_way", "heal_one_way"),
 )
