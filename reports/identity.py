@@ -77,6 +77,10 @@ def versions(out: Path) -> dict:
         "suite": _version("pulsar-conformance"),
         "spec_catalog": "spec/catalog + conformance/catalog of this suite version",
         "pulsar": status.get("pulsar_version"),
+        # where "pulsar" came from: an external deployment's brokers (GET /admin/v2/brokers/version)
+        # or the release the suite's own clusters were started with
+        "pulsar_source": status.get("pulsar_version_source") or ("the suite's clusters" if status.get("pulsar_version")
+                                                                 else None),
         "pulsar_client_python": client.get("version"),
         "pulsar_client_cpp": client.get("cpp_version"),
         "pulsar_client_java": _java_client(out),

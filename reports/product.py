@@ -186,12 +186,22 @@ def describe(request, observed_pulsar: str | None, deployment_document: dict) ->
     if request.vendor:
         fields["vendor"] = request.vendor
     version = observed_pulsar or request.pulsar_version
-    if request.deployment.backend in ("local", "containers"):
+    if request.deployment.backend == "external":
+        # the release the brokers report wins; a version the file or --product gives is kept only
+        # when they did not answer, and said so (issue 32)
+        given = fields.get("version")
+        if observed_pulsar:
+            fields["version"] = observed_pulsar
+            source = "version read from the brokers (GET /admin/v2/brokers/version)"
+        else:
+            source = ("version as the deployment file or --product gives it: the brokers did not report theirs"
+                      if given else "")
+        if source:
+            fields["description"] = f"{fields.get('description') or 'external deployment'} ({source})"
+    elif request.deployment.backend in ("local", "containers"):
         described = (f"Apache Pulsar {version} as released" if version else "Apache Pulsar as released")
         fields = {**APACHE, "version": version, "description": f"{described}, run by the suite as "
                   f"{request.deployment.backend} standalone clusters", **fields}
-    elif version and "version" not in fields:
-        fields["version"] = version  # what the clusters reported, when the file does not say
     missing = [name for name in REQUIRED if not fields.get(name)]
     product = {}
     for name in ORDER:

@@ -1,0 +1,66 @@
+"""An external deployment's release comes from its brokers (issue 32): ``status()`` asks
+``GET /admin/v2/brokers/version`` (plain text), the bundle's versions say where it came from, and
+PRODUCT.yaml's version is the brokers', a given one only a labelled fallback."""
+from __future__ import annotations
+
+import http.server
+import threading
+
+import pytest
+
+from pulsar_conformance.fixtures.deploy.external import load_external
+from pulsar_conformance.reports import product
+from pulsar_conformance.reports.request import CertifyRequest, Deployment
+
+
+@pytest.fixture
+def broker():
+    """A loopback web server answering like a broker's admin API: version as plain text."""
+    answers = {"/admin/v2/brokers/version": (200, "4.2.4-vendor.7"), "/admin/v2/brokers/ready": (200, "ok"),
+               "/admin/v2/brokers/health": (200, "ok")}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            status, body = answers.get(self.path, (404, "not found"))
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], answers
+    server.shutdown()
+
+
+def _file(tmp_path, port):
+    path = tmp_path / "d.yaml"
+    path.write_text(f"clusters:\n  us-east: {{service_url: 'pulsar://127.0.0.1:1', admin_url: 'http://127.0.0.1:{port}'}}\n"
+                    "roles: {blue: us-east}\n")
+    return path
+
+
+def test_status_reports_the_brokers_version_and_its_source(tmp_path, broker):
+    port, _ = broker
+    status = load_external(_file(tmp_path, port), check=False).for_roles(["blue"]).status()
+    assert status["pulsar_version"] == "4.2.4-vendor.7"
+    assert "/admin/v2/brokers/version" in status["pulsar_version_source"]
+
+
+def test_no_answer_leaves_the_version_unknown_with_the_reason(tmp_path, broker):
+    port, answers = broker
+    answers["/admin/v2/brokers/version"] = (403, "forbidden")
+    version, source = load_external(_file(tmp_path, port), check=False).pulsar_version()
+    assert version is None and "HTTP 403" in source
+
+
+def test_product_version_is_the_brokers_and_a_given_one_only_a_labelled_fallback():
+    request = CertifyRequest(profile=None, deployment=Deployment("external", "x.yaml"), product=None)
+    given = {"product": {"vendor": "V", "name": "N", "type": "hosted", "version": "2024.1"}}
+    described, _ = product.describe(request, "4.2.4", given)
+    assert described["version"] == "4.2.4" and "read from the brokers" in described["description"]
+    described, _ = product.describe(request, None, given)
+    assert described["version"] == "2024.1" and "brokers did not report" in described["description"]
