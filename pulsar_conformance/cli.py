@@ -23,6 +23,7 @@ AREA_CLIS = (
     "pulsar_conformance.fixtures.capture.cli",
     "pulsar_conformance.spark_checks.cli",
     "pulsar_conformance.reports.cli",
+    "pulsar_conformance.reports.plan",
     "pulsar_conformance.conformance.protocols.metadata_migration.bench",
     "pulsar_conformance.scaffold.cli",
     "pulsar_conformance.setup_cli",

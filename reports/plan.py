@@ -1,0 +1,234 @@
+"""``plan``: what a certification of an external deployment can judge, before it runs (issue 32).
+
+``pulsar-conformance plan --deployment FILE --profile P [--json] [--allow-irreversible] [--offline]``
+lists, per requirement the profile certifies, whether it can be judged on this deployment and, if
+not, what is missing with the fix: a role the file does not map, a fault without a command, a
+broker setting read from the clusters' runtime configuration, a protocol that only runs on the
+suite's own clusters, scenarios deselected as irreversible. It also lists every fault command the
+file names (the program resolved on PATH) and what the run creates and changes on the clusters.
+
+The judgement is per protocol (descriptors' ``roles``, ``faults``, ``broker_settings``,
+``irreversible``, ``local_only``): a requirement is "judged" when everything its protocol's
+scenarios need is there, "partly" when some scenarios will be unknown for want of a fault
+command or a setting, "not judged" when none can run.
+
+Runtime configuration (``GET /admin/v2/brokers/configuration/runtime``, super-user only) holds
+secrets (``brokerClientAuthenticationParameters``, key paths): only the keys the descriptors name
+(``ALLOWED``) are kept, and nothing else of the answer is stored or printed.
+"""
+from __future__ import annotations
+
+from itertools import permutations
+
+from pulsar_conformance.errors import UsageError
+from pulsar_conformance.output import emit
+
+RUNTIME_PATH = "/admin/v2/brokers/configuration/runtime"
+LINK_ACTIONS = ("cut", "heal", "cut_one_way", "heal_one_way")
+
+
+def register(commands) -> None:
+    from .profiles import PROFILES
+
+    p = commands.add("plan", _plan,
+                     "what a certification of an external deployment can judge, per requirement, and what it "
+                     "will create and change, before anything runs (exit 0 printed, 64 bad input)")
+    p.add_argument("--deployment", required=True, metavar="FILE", help="the external deployment's YAML file")
+    p.add_argument("--profile", required=True, metavar="P", help=f"one of: {', '.join(PROFILES)}")
+    p.add_argument("--allow-irreversible", action="store_true",
+                   help="plan as certify --allow-irreversible would run (irreversible scenarios included)")
+    p.add_argument("--offline", action="store_true",
+                   help="do not reach the clusters (broker settings then stay unknown)")
+
+
+def allowed_settings() -> set[str]:
+    from pulsar_conformance.protocols import PROTOCOLS
+
+    return {_condition(s)[0] for p in PROTOCOLS for s in p.broker_settings}
+
+
+def _condition(text: str) -> tuple[str, str, str | None]:
+    """``key``, ``key=value`` or ``key!=value`` -> (key, operator, value)."""
+    for op in ("!=", "="):
+        if op in text:
+            key, _, value = text.partition(op)
+            return key, op, value
+    return text, "set", None
+
+
+def _plan(args) -> int:
+    from pathlib import Path
+
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    from .profiles import get_profile
+
+    profile = get_profile(args.profile).on("external")
+    path = Path(args.deployment)
+    if not path.is_file():
+        raise UsageError(f"deployment file {args.deployment} does not exist",
+                         "pass the path of an external deployment YAML (docs/deployments.md)")
+    deployment = load_external(path, check=False)
+    document = make_plan(deployment, profile, allow_irreversible=args.allow_irreversible,
+                         read_settings=not args.offline)
+    emit(args, document, lambda: text(document))
+    return 0
+
+
+def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_settings: bool = True) -> dict:
+    from .verdicts import load_requirements
+
+    requirements = {r.id: r for r in load_requirements()}
+    declared = profile.declared(requirements.values())
+    settings = _settings(deployment, profile, read_settings)
+    per_protocol = {p.area: _protocol(deployment, p, settings, allow_irreversible) for p in profile.protocols()}
+    rows = []
+    for rid in declared:
+        area = requirements[rid].area
+        judged = per_protocol.get(area) or {"status": "not judged", "missing": [{
+            "what": f"no live scenario of this profile covers {area}", "fix": "certify its own profile"}]}
+        rows.append({"requirement": rid, "area": area, "status": judged["status"], "missing": judged["missing"]})
+    return {"deployment": deployment.source, "profile": profile.name,
+            "roles": {r: deployment.cluster_of(r) for r in profile.roles()},
+            "requirements": rows,
+            "counts": {s: sum(1 for r in rows if r["status"] == s) for s in ("judged", "partly", "not judged")},
+            "faults": deployment.faults.describe(),
+            "settings": settings,
+            "irreversible": _irreversible(profile, allow_irreversible),
+            "creates": _creates(deployment, profile, allow_irreversible)}
+
+
+def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) -> dict:
+    if protocol.local_only:
+        return {"status": "not judged", "missing": [{
+            "what": f"{protocol.area} runs on the suite's own clusters only: {protocol.local_only}",
+            "fix": "certify it with --deployment local"}]}
+    missing_roles = deployment.missing_roles(protocol.roles)
+    if missing_roles:
+        from pulsar_conformance.fixtures.deploy.external import role_fix
+
+        return {"status": "not judged", "missing": [{"what": f"role {r} maps to no cluster of the file",
+                                                     "fix": role_fix([r])} for r in missing_roles]}
+    missing = []
+    for action in protocol.faults:
+        lacking = _lacking_fault(deployment, protocol.roles, action)
+        if lacking:
+            missing.append({"what": f"fault '{action}' has no command for {', '.join(lacking)}: the scenarios "
+                                    "that need it will be unknown",
+                            "fix": f"add faults: <cluster>: {'link: <peer>: ' if action in LINK_ACTIONS else 'cluster: '}"
+                                   f"{action}: {{argv: [...]}} (docs/deployments.md)"})
+    for wanted in protocol.broker_settings:
+        key, op, value = _condition(wanted)
+        for role in protocol.roles:
+            cluster = deployment.cluster_of(role)
+            seen = settings.get(cluster, {})
+            if "error" in seen:
+                missing.append({"what": f"broker setting {key} on {cluster} unknown ({seen['error']})",
+                                "fix": "give the plan a super-user role's credentials, or check the setting by hand"})
+                break
+            actual = seen.get(key)
+            ok = (actual not in (None, "") if op == "set" else
+                  (actual == value) if op == "=" else (actual is not None and actual != value))
+            if not ok:
+                missing.append({"what": f"broker setting {key} on {cluster} is {actual!r}, the verdicts need "
+                                        f"{wanted}", "fix": f"set {key} on {cluster}'s brokers (its default leaves "
+                                                            "the requirement's state unreached)"})
+    if protocol.irreversible and not allow_irreversible:
+        missing.append({"what": f"{len(protocol.irreversible)} irreversible scenario(s) deselected: "
+                                + ", ".join(protocol.irreversible),
+                        "fix": "pass --allow-irreversible to certify (a cluster-level migration cannot be undone)"})
+    return {"status": "partly" if missing else "judged", "missing": missing}
+
+
+def _lacking_fault(deployment, roles, action: str) -> list[str]:
+    book = deployment.faults
+    if action in LINK_ACTIONS:
+        pairs = permutations([deployment.cluster_of(r) for r in roles], 2)
+        return [f"{a} -> {b}" for a, b in pairs if book.template(a, action, peer=b) is None]
+    lacking = []
+    for role in roles:
+        cluster = deployment.cluster_of(role)
+        has = book.template(cluster, action) is not None
+        if action == "restart" and not has:  # stop (or kill) then start does it
+            has = book.template(cluster, "start") is not None and (
+                book.template(cluster, "stop") is not None or book.template(cluster, "kill") is not None)
+        if not has:
+            lacking.append(cluster)
+    return lacking
+
+
+def _settings(deployment, profile, read: bool) -> dict:
+    """The allow-listed broker settings of each cluster the profile uses (or why they are unknown)."""
+    wanted = {_condition(s)[0] for p in profile.protocols() for s in p.broker_settings}
+    if not wanted:
+        return {}
+    allowed = allowed_settings()
+    found: dict = {}
+    for role in profile.roles():
+        cluster = deployment.cluster_of(role)
+        if cluster is None or cluster in found:
+            continue
+        if not read:
+            found[cluster] = {"error": "not read (--offline)"}
+            continue
+        try:
+            answer = deployment[cluster].admin().request("GET", RUNTIME_PATH, timeout=10)
+        except Exception as error:  # noqa: BLE001 - AdminError, or a cluster that cannot be reached
+            status = getattr(error, "status", None)
+            why = ("the runtime configuration needs a super-user role" if status in (401, 403)
+                   else f"HTTP {status}" if status else f"no answer ({type(error).__name__})")
+            found[cluster] = {"error": why}
+            continue
+        # only the allow-list survives: the answer holds every setting, secrets included
+        found[cluster] = {k: str(v) for k, v in (answer or {}).items() if k in allowed and k in wanted} \
+            if isinstance(answer, dict) else {"error": "the answer is not a JSON object"}
+    return found
+
+
+def _irreversible(profile, allowed: bool) -> dict:
+    scenarios = [s for p in profile.protocols() for s in p.irreversible]
+    return {"scenarios": scenarios, "allowed": allowed,
+            "run": "yes (--allow-irreversible)" if allowed else "no: deselected; certify --allow-irreversible runs them"}
+
+
+def _creates(deployment, profile, allowed: bool) -> list[str]:
+    out = []
+    for p in profile.protocols():
+        if p.local_only:
+            continue
+        names = ", ".join(f"{r} = {deployment.cluster_of(r)}" for r in p.roles)
+        out.append(f"{p.area}: tenants, namespaces (replicated across {names}), topics and subscriptions of its "
+                   "scenarios; they stay on the clusters after the run (delete them by the run's tenant names)")
+        if p.faults:
+            out.append(f"{p.area}: runs the file's fault commands {', '.join(p.faults)} (with evidence in the bundle)")
+        if p.irreversible and allowed:
+            out.append(f"{p.area}: a cluster-level migration of {deployment.cluster_of(p.roles[0])} to "
+                       f"{deployment.cluster_of(p.roles[1])}: irreversible")
+    return out
+
+
+def text(plan: dict) -> str:
+    lines = [f"plan: profile {plan['profile']} on {plan['deployment']}",
+             "roles: " + ", ".join(f"{r} -> {c or 'MISSING'}" for r, c in plan["roles"].items()),
+             "requirements: " + ", ".join(f"{n} {s}" for s, n in plan["counts"].items()), ""]
+    for row in plan["requirements"]:
+        lines.append(f"  {row['requirement']:<14} {row['status']}")
+        for m in row["missing"]:
+            lines.append(f"      missing: {m['what']}\n      fix: {m['fix']}")
+    lines.append("")
+    lines.append("fault commands:" if plan["faults"] else "fault commands: none (faults: absent)")
+    for f in plan["faults"]:
+        where = f"{f['cluster']} {f['component']}" + (f" -> {f['peer']}" if f["peer"] else "")
+        command = "none" if f["command"] == "none" else " ".join(f["command"])
+        resolved = "" if f["command"] == "none" else f"  [{f['program'] or 'PROGRAM NOT FOUND'}]"
+        lines.append(f"  {where} {f['action']}: {command}{resolved}")
+    if plan["settings"]:
+        lines.append("broker settings read (allow-listed keys only):")
+        for cluster, seen in plan["settings"].items():
+            lines.append(f"  {cluster}: " + ", ".join(f"{k}={v}" for k, v in seen.items()))
+    irreversible = plan["irreversible"]
+    if irreversible["scenarios"]:
+        lines.append(f"irreversible scenarios: {', '.join(irreversible['scenarios'])}: run {irreversible['run']}")
+    lines.append("the run creates and changes:")
+    lines += [f"  {c}" for c in plan["creates"]]
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""``plan`` (issue 32): per requirement, judged / partly / not judged on an external deployment and
+what is missing (role, fault command, broker setting, irreversible scenario) with the fix; broker
+settings come from the runtime configuration through an allow-list, never a secret setting's value."""
+from __future__ import annotations
+
+import http.server
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from pulsar_conformance.fixtures.deploy.external import load_external
+from pulsar_conformance.reports.plan import make_plan, text
+from pulsar_conformance.reports.profiles import PROFILES
+
+SECRET = "brokerClientSecret-CANARY-4f1e"
+
+
+@pytest.fixture
+def admin():
+    runtime = {"clusterMigrationCheckDurationSeconds": "0", "brokerClientAuthenticationParameters": SECRET,
+               "tokenSecretKey": "data:;base64," + SECRET}
+    state = {"status": 200}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = json.dumps(runtime) if self.path.endswith("/configuration/runtime") else "4.2.4"
+            self.send_response(state["status"])
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], state
+    server.shutdown()
+
+
+def _file(tmp_path, port, extra=""):
+    path = tmp_path / "d.yaml"
+    clusters = "".join(f"  {n}: {{service_url: 'pulsar://127.0.0.1:1', admin_url: 'http://127.0.0.1:{port}'}}\n"
+                       for n in ("us-east", "us-west", "eu"))
+    path.write_text(f"clusters:\n{clusters}roles: {{blue: us-east, green: us-west, remote: eu}}\n{extra}")
+    return path
+
+
+def test_a_two_role_file_without_faults_leaves_fault_scenarios_partly_judged(tmp_path, admin):
+    port, _ = admin
+    plan = make_plan(load_external(_file(tmp_path, port), check=False), PROFILES["geo-replication"])
+    assert {r["status"] for r in plan["requirements"]} == {"partly"}
+    what = " ".join(m["what"] for r in plan["requirements"] for m in r["missing"])
+    assert "fault 'cut' has no command for us-east -> us-west" in what
+
+
+def test_faults_given_make_it_judged(tmp_path, admin):
+    port, _ = admin
+    faults = ("faults:\n" + "".join(f"  {a}:\n    link:\n      {b}: {{cut: {{argv: [/bin/true]}}, heal: {{argv: [/bin/true]}}}}\n"
+                                    for a, b in (("us-east", "us-west"), ("us-west", "us-east"))))
+    plan = make_plan(load_external(_file(tmp_path, port, faults), check=False), PROFILES["geo-replication"])
+    assert plan["counts"] == {"judged": 2, "partly": 0, "not judged": 0}
+
+
+def test_broker_settings_are_read_through_an_allow_list_and_secrets_never_shown(tmp_path, admin):
+    port, _ = admin
+    plan = make_plan(load_external(_file(tmp_path, port), check=False), PROFILES["cluster-migration"])
+    shown = json.dumps(plan) + text(plan)
+    assert SECRET not in shown and "brokerClientAuthenticationParameters" not in shown
+    assert plan["settings"]["us-east"] == {"clusterMigrationCheckDurationSeconds": "0"}
+    assert "clusterMigrationCheckDurationSeconds on us-east is '0'" in shown
+    # irreversible scenarios: deselected unless allowed, and the plan says so
+    assert "irreversible scenario(s) deselected" in shown and "--allow-irreversible" in shown
+    allowed = make_plan(load_external(_file(tmp_path, port), check=False), PROFILES["cluster-migration"],
+                        allow_irreversible=True)
+    assert "irreversible" in " ".join(allowed["creates"])
+
+
+def test_a_runtime_configuration_refused_leaves_the_setting_unknown_with_the_reason(tmp_path, admin):
+    port, state = admin
+    state["status"] = 403
+    plan = make_plan(load_external(_file(tmp_path, port), check=False), PROFILES["cluster-migration"])
+    assert "needs a super-user role" in text(plan)
+
+
+def test_missing_roles_and_local_only_protocols_are_not_judged(tmp_path, admin):
+    port, _ = admin
+    deployment = load_external(_file(tmp_path, port), check=False)
+    plan = make_plan(deployment, PROFILES["client-failover"], read_settings=False)
+    assert plan["counts"]["judged"] == 0 and "role primary maps to no cluster" in text(plan)
+    plan = make_plan(deployment, PROFILES["metadata-migration"], read_settings=False)
+    assert plan["counts"]["not judged"] == len(plan["requirements"]) > 0
+    assert "--deployment local" in text(plan)
+
+
+def test_the_command_prints_json(tmp_path, admin):
+    port, _ = admin
+    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "plan", "--deployment",
+                           str(_file(tmp_path, port)), "--profile", "geo-replication", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["roles"] == {"blue": "us-east", "green": "us-west"} and doc["counts"]["partly"] == 2
