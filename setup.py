@@ -7,7 +7,9 @@ needed only because pyproject.toml cannot remap a folder's subpackages dynamical
 """
 from setuptools import find_packages, setup
 
-AREAS = ("spec", "fixtures", "conformance", "spark_checks", "reports")
+# docs/ too: the report links failures to docs/findings.md, which conformance/harness/findings.py reads
+# at run time (from a wheel: pulsar_conformance/docs/, the same place relative to the harness)
+AREAS = ("spec", "fixtures", "conformance", "spark_checks", "reports", "docs")
 
 packages = ["pulsar_conformance", *(f"pulsar_conformance.{sub}" for sub in find_packages("pulsar_conformance"))]
 package_dir = {"pulsar_conformance": "pulsar_conformance"}
