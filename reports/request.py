@@ -319,7 +319,7 @@ def deployment_option(value: str | None, profile: Profile | None = None, topolog
     if value == "containers":
         from pulsar_conformance.fixtures.deploy.containers import docker_available
 
-        ok, why = docker_available(install=True)
+        ok, why = docker_available()
         if not ok:
             raise UsageError(f"--deployment containers needs a Docker engine: {why}",
                              "start Docker, or use --deployment local (the default) or an external FILE")

@@ -159,9 +159,8 @@ def test_the_containers_backend_without_an_engine_names_setup(monkeypatch, tmp_p
 
     monkeypatch.setattr(docker_engine, "ping", lambda: None)
     _absent(monkeypatch, "dockerd", "debootstrap")
-    for install in (False, True):  # install=True is what containers.docker_available still passes
-        ok, why = docker_engine.engine_status(install=install)
-        assert not ok and "setup --yes containers" in why
+    ok, why = docker_engine.engine_status()
+    assert not ok and "setup --yes containers" in why
     with pytest.raises(UsageError) as refused:
         docker_engine.ensure(tmp_path)
     assert "setup --yes containers" in refused.value.fix

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.pulsar, pytest.mark.spark]
 
 
 def test_smoke_on_containers_passes_as_on_local_brokers(vendor_run, tmp_path):
-    ok, why = docker_available(install=True)
+    ok, why = docker_available()
     if not ok:
         unavailable("a Docker engine", why)
     engine_before = docker_engine.ping() is not None

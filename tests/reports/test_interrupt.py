@@ -48,7 +48,7 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path, backend):
 
         from ..support.tools import unavailable
 
-        ok, why = docker_available(install=True)
+        ok, why = docker_available()
         if not ok:
             unavailable("a Docker engine", why)
         engine_before = docker_engine.ping() is not None

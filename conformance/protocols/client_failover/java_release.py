@@ -53,7 +53,7 @@ def resolve(text: str) -> maven.Classpath:
         done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise UsageError("Maven (mvn) is not on PATH; the Java client's jars are resolved with it",
-                         "install Maven (apt-get install maven)") from None
+                         "install Maven (pulsar-conformance setup --yes local)") from None
     except subprocess.TimeoutExpired:  # run() has killed Maven's JVM
         raise UsageError(f"Maven did not resolve pulsar-client-original {version} in 15 minutes",
                          "check that Maven Central is reachable (MAVEN_OPTS for a proxy)") from None

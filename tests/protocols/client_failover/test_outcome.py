@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pulsar_conformance.conformance.harness import outcome as saved
 from pulsar_conformance.conformance.protocols.client_failover import judge, trace
-from pulsar_conformance.conformance.protocols.client_failover.outcome import Credentials, Event, FailoverConfig, Outcome
+from pulsar_conformance.conformance.protocols.client_failover.outcome import (
+    Credentials,
+    Event,
+    FailoverConfig,
+    Outcome,
+)
 
 S = 1_000_000_000
 JAVA = FailoverConfig("primary", ("s1", "s2"), interval_ms=500, variant="java", failover_delay_ms=2800,
