@@ -425,7 +425,7 @@ def _check_java_clients(request: CertifyRequest) -> None:
     """A Java client release Maven cannot resolve is refused before any broker or JVM starts."""
     if "client-failover" not in request.profile.areas:
         return
-    from pulsar_conformance.conformance.protocols.client_failover.java_client import resolve
+    from pulsar_conformance.conformance.protocols.client_failover.java_release import resolve
 
     for text in values_of(request, "java_client_version"):
         if text:

@@ -25,9 +25,7 @@ from pulsar_conformance.fixtures.deploy.versions import parse_version
 
 from . import java_log
 from .client import Attachment
-
-# reports/request.py checks --java-client-version through java_client.resolve: kept importable here
-from .java_release import VERSION_ENV, resolve, wanted_version  # noqa: F401
+from .java_release import resolve, wanted_version
 from .outcome import FailoverConfig
 
 HERE = Path(__file__).resolve().parent
