@@ -37,8 +37,10 @@ def blue_green(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixtur
         pulsar_deployment_factory, ("blue", "green"), name=f"mig-{os.getpid()}",
         broker_config={"blue": {"clusterMigrationCheckDurationSeconds": 1,
                                 "clusterMigrationAutoResourceCreation": True}})
-    for name in ("blue", "green"):
-        deployment.admin(name).put_tenant(TENANT, ["blue", "green"])
+    # roles ("blue") name the clusters here; Pulsar knows them by .name (an external file maps the two)
+    names = [deployment.clusters[role].name for role in ("blue", "green")]
+    for role in ("blue", "green"):
+        deployment.admin(role).put_tenant(TENANT, names)
     yield deployment
     collect = getattr(deployment, "collect_logs", None)
     if collect is not None:
@@ -48,7 +50,7 @@ def blue_green(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixtur
 
 def _namespace(deployment, name: str) -> str:
     """``mig/name`` local to blue on blue and local to green on green."""
-    return observe.create_namespace(deployment, f"{TENANT}/{name}", {c: [c] for c in ("blue", "green")})
+    return observe.create_namespace(deployment, f"{TENANT}/{name}", {c: [deployment.clusters[c].name] for c in ("blue", "green")})
 
 
 def test_namespace_level_migration(blue_green, certify_run, request):
@@ -58,7 +60,7 @@ def test_namespace_level_migration(blue_green, certify_run, request):
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     moving, staying, fresh = (_namespace(deployment, n) for n in ("moving", "staying", "fresh"))
     # the URL comes from the cluster's policies even for namespace migration (pulsar-facts §4)
-    observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
+    observe.migrate_cluster(blue.admin(), blue.name, green, migrated=False)
     fresh_answer = observe.ask_namespace_migration(blue.admin(), fresh, "fresh")
     if fresh_answer.lacks:
         rec = Recorder(certify_run, request, None, CHECKS)
@@ -94,7 +96,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     exclusive, fresh = loads[0].topic, f"persistent://{ns}/fresh"
 
     def trigger() -> str:
-        observe.migrate_cluster(blue.admin(), "blue", green)
+        observe.migrate_cluster(blue.admin(), blue.name, green)
         return "blue migrated to green (cluster level)" + tls_modes.evidence()
 
     def after_trigger(traffic) -> str:
@@ -111,7 +113,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     # a topic first used after the migration is never created in blue
     out.states["fresh@blue"], out.states["fresh@green"] = observe.topic_state(blue, fresh), observe.topic_state(green, fresh)
     # the migration state is blue's alone
-    out.admin["blue:migration"] = or_refusal(blue.admin().cluster_migration, "blue")
-    out.admin["green:migration"] = or_refusal(green.admin().cluster_migration, "blue")
+    out.admin["blue:migration"] = or_refusal(blue.admin().cluster_migration, blue.name)
+    out.admin["green:migration"] = or_refusal(green.admin().cluster_migration, blue.name)
     out.admin["green:namespace"] = or_refusal(green.admin().namespace_policies, ns)
     judged(certify_run, request, out)

@@ -38,14 +38,20 @@ CLUSTERS = ("remote", "blue", "green")
 NOAUTO = f"{TENANT}/noauto"
 
 
+def _names(deployment, *roles: str) -> list[str]:
+    """The Pulsar cluster names of ``roles`` (the same on local deployments)."""
+    return [deployment.clusters[r].name for r in roles]
+
+
 @pytest.fixture(scope="module")
 def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
     deployment = tls_modes.deploy(
         pulsar_deployment_factory, CLUSTERS, name=f"mig-regions-{os.getpid()}",
         broker_config={"blue": {"clusterMigrationCheckDurationSeconds": 1,
                                 "clusterMigrationAutoResourceCreation": False}})
-    for name in CLUSTERS:
-        deployment.admin(name).put_tenant(TENANT, list(CLUSTERS))
+    # roles name the clusters here; Pulsar knows them by .name (an external file maps the two)
+    for role in CLUSTERS:
+        deployment.admin(role).put_tenant(TENANT, _names(deployment, *CLUSTERS))
     yield deployment
     collect = getattr(deployment, "collect_logs", None)
     if collect is not None:
@@ -56,7 +62,7 @@ def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture a
 def test_without_auto_resource_creation(regions, certify_run, request):
     deployment = regions
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
-    observe.create_namespace(deployment, NOAUTO, {"blue": ["blue"], "green": ["green"]})
+    observe.create_namespace(deployment, NOAUTO, {r: _names(deployment, r) for r in ("blue", "green")})
     if lacking(certify_run, request, blue, NOAUTO, "no-auto-create"):
         return
     subs = (Sub("earliest-fast", "Exclusive"), Sub("earliest-slow", "Exclusive", delay=0.05),
@@ -68,7 +74,7 @@ def test_without_auto_resource_creation(regions, certify_run, request):
     answers: dict[str, observe.NamespaceMigrationAnswer] = {}
 
     def trigger() -> str:
-        observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
+        observe.migrate_cluster(blue.admin(), blue.name, green, migrated=False)
         answers["loaded"] = observe.ask_namespace_migration(blue.admin(), NOAUTO, "loaded")
         return f"namespace {NOAUTO} migrated (automatic resource creation off): {answers['loaded'].describe()}"
 
@@ -114,7 +120,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     deployment = regions
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     name = "stranded-restart" if restart else "stranded"
-    ns = observe.create_namespace(deployment, f"{TENANT}/{name}", {"blue": ["blue"], "green": ["green"]})
+    ns = observe.create_namespace(deployment, f"{TENANT}/{name}", {r: _names(deployment, r) for r in ("blue", "green")})
     if lacking(certify_run, request, blue, ns, name):
         return
     topic = f"persistent://{ns}/orders"
@@ -126,7 +132,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
     answers: dict[str, observe.NamespaceMigrationAnswer] = {}
 
     def trigger() -> str:
-        observe.migrate_cluster(blue.admin(), "blue", green, migrated=False)
+        observe.migrate_cluster(blue.admin(), blue.name, green, migrated=False)
         answers["loaded"] = observe.ask_namespace_migration(blue.admin(), ns, "loaded")
         return f"namespace {ns} migrated: {answers['loaded'].describe()}"
 
@@ -169,9 +175,9 @@ def test_migration_with_geo_replication(regions, certify_run, request):
     deployment = regions
     remote, blue, green = (deployment.clusters[c] for c in CLUSTERS)
     ns = observe.create_namespace(deployment, f"{TENANT}/geo", {
-        "remote": ["remote", "blue"], "blue": ["remote", "blue"],
+        "remote": _names(deployment, "remote", "blue"), "blue": _names(deployment, "remote", "blue"),
         # green replicates to the remote region from the start, as a green that takes over must
-        "green": ["green", "remote"]})
+        "green": _names(deployment, "green", "remote")})
     topic = f"persistent://{ns}/orders"
     load = TopicLoad(topic, (Sub("fast", "Exclusive"), Sub("slow", "Exclusive", delay=0.05)), rate=60.0)
     moments: dict[str, int] = {}
@@ -195,11 +201,11 @@ def test_migration_with_geo_replication(regions, certify_run, request):
         moments["resume"] = time.time_ns()
         # the remote's replicator into blue is refused while blue still replicates out; keep the
         # traffic on until it writes again (into green by then)
-        caught_up = _wait_replicator(remote, topic, "blue", timeout=90.0)
+        caught_up = _wait_replicator(remote, topic, blue.name, timeout=90.0)
         return f"remote region resumed; its replicator {'caught up' if caught_up else 'still behind after 90 s'}"
 
     def trigger() -> str:
-        observe.migrate_cluster(blue.admin(), "blue", green)
+        observe.migrate_cluster(blue.admin(), blue.name, green)
         return "blue migrated to green (cluster level) with a replication backlog to the remote region"
 
     try:

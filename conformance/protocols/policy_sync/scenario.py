@@ -80,7 +80,8 @@ class Runner:
                 d.heal(step.cluster, step.to, one_way=True)
                 self.held.discard((step.cluster, step.to))
                 # delivered: the link's backlog is sent and the receiver has consumed it
-                wait_until(lambda: _unsent(_stats(d, step.cluster), step.to) == 0
+                # replication stats name the peer by its Pulsar cluster name, not the role
+                wait_until(lambda: _unsent(_stats(d, step.cluster), d.clusters[step.to].name) == 0
                            and _unconsumed(_stats(d, step.to)) == 0,
                            timeout=30, interval=0.1, what=f"events of {step.cluster} consumed at {step.to}")
             elif step.op == "freeze":
@@ -161,7 +162,7 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
     runner = Runner(deployment, clusters, line)
     policy = observe.Policy(f"ps-{uuid.uuid4().hex[:6]}", "pol")
     results: list[dict] = []
-    policy.create(deployment.admin(clusters[0]), clusters)
+    policy.create(deployment.admin(clusters[0]), [deployment.clusters[c].name for c in clusters])
     for cluster in clusters:  # the namespace itself reaches every cluster through the sync
         admin = deployment.admin(cluster)
         wait_until(lambda a=admin: _exists(a, policy), timeout=30, interval=0.1,

@@ -72,12 +72,13 @@ def _enable(deployment, run_dir: Path) -> Enabling:
         metadata_sync.verify_external(deployment)
         return Enabling({}, {}, {}, run_dir)
     first = f"before-{uuid.uuid4().hex[:6]}"
-    deployment.admin(A).put_tenant(first, CLUSTERS)
+    names = [deployment.clusters[c].name for c in CLUSTERS]  # roles here; Pulsar's names in the tenant
+    deployment.admin(A).put_tenant(first, names)
     time.sleep(3)
     before = {c: _sees(deployment.admin(c), first) for c in CLUSTERS[1:]}
     how = metadata_sync.enable(deployment, CLUSTERS, restart=deployment.restart)
     second = f"after-{uuid.uuid4().hex[:6]}"
-    deployment.admin(A).put_tenant(second, CLUSTERS)
+    deployment.admin(A).put_tenant(second, names)
     deadline = time.monotonic() + 15
     after = {}
     while time.monotonic() < deadline:
