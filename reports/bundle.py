@@ -48,6 +48,10 @@ def command_line(request) -> str:
                         ("--vendor", request.vendor), ("--product", request.product)):
         if value:
             parts += [flag, value]
+    if request.deployment.topology != "standalone":
+        parts += ["--topology", request.deployment.topology]
+    if request.allow_irreversible:
+        parts.append("--allow-irreversible")
     parts += ["--seed", str(request.seed)]
     return shlex.join(parts)
 

@@ -104,3 +104,14 @@ def test_the_topology_reaches_the_tests_deployments(tmp_path, monkeypatch, topol
     request = CertifyRequest(profile=PROFILES["policy-sync"], deployment=Deployment("local", topology=topology),
                              out=tmp_path)
     assert certify._child_env(request).get("PULSAR_CONFORMANCE_TOPOLOGY") == expected
+
+
+def test_the_reproduce_command_keeps_the_topology_and_the_irreversible_consent(tmp_path):
+    """A run on the cluster topology, or one allowed to migrate a whole cluster, is repeated as it ran."""
+    from pulsar_conformance.reports.bundle import command_line
+
+    plain = CertifyRequest(profile=PROFILES["cluster-migration"], deployment=Deployment("local"), out=tmp_path)
+    assert "--topology" not in command_line(plain) and "--allow-irreversible" not in command_line(plain)
+    both = CertifyRequest(profile=PROFILES["cluster-migration"], deployment=Deployment("local", topology="cluster"),
+                          out=tmp_path, allow_irreversible=True)
+    assert "--topology cluster" in command_line(both) and "--allow-irreversible" in command_line(both)
