@@ -22,5 +22,17 @@ CHECKS = Checks(
         Check("tenant-migration/<scenario>/trace", ("TM-R02", "TM-R04"),
               "the run replays through the markdelete-only spec and ends with its duplicates and A's markDeletePosition",
               chosen=True),
+        # the seed's step 2 on existing data (TM-S2)
+        Check("tenant-migration/<scenario>/start-as-configured", ("TM-R08",),
+              "B gets what replicationStartAt says: only what A stored after B was added (latest), or every entry A retains"),
+        Check("tenant-migration/<scenario>/existing-backlog-on-b", ("TM-R07",),
+              "with the release's setting for existing data, a consumer switched to B gets every message A had not consumed"),
+        # the seed's step 5 (TM-S5)
+        Check("tenant-migration/<scenario>/b-keeps-every-message", ("TM-R01",),
+              "after A is removed from the replication clusters and its topic deleted, B holds every message, where it was"),
+        Check("tenant-migration/<scenario>/unacked-delivered-after-cleanup", ("TM-R01",),
+              "after the clean-up of A, B delivers every message A had not acknowledged"),
+        Check("tenant-migration/<scenario>/b-cursor-kept", ("TM-R09",),
+              "the clean-up of A leaves the replicated subscription on B where it was"),
     ),
 )

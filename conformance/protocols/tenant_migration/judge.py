@@ -4,9 +4,16 @@ through the spec (trace.py). ``judge`` gives every row the scenario records."""
 from __future__ import annotations
 
 from ...harness import evidence
-from ...harness.rows import Row, from_judge, row
+from ...harness.rows import Row, from_judge, not_applicable, row
 from . import trace
-from .outcome import Figures, Outcome, position
+from .outcome import (
+    EARLIEST_VALUES,
+    CleanupOutcome,
+    Figures,
+    Outcome,
+    StartOutcome,
+    position,
+)
 
 
 def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict,
@@ -90,3 +97,124 @@ def figure_checks(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str
     within = None if f.spec_bound is None else (f.duplicates <= f.spec_bound and f.below_b_markdelete == 0)
     rows.append(("duplicates-within-spec-bound", within, f.text()))
     return rows
+
+
+# --- step 2 on existing data (TM-S2) -------------------------------------------------------------
+
+def expected_start(setting: dict) -> str | None:
+    """Where the release's setting says A's replicator to B starts: ``earliest`` (every entry A still
+    retains) or ``latest`` (only what A stores after B was added); None: a value the setting's
+    documentation does not name."""
+    value = setting.get("effective")
+    if value is None or str(value).strip().lower() in ("", "latest"):
+        return "latest"
+    return "earliest" if str(value).strip().lower() in EARLIEST_VALUES else None
+
+
+def start_figures(out: StartOutcome) -> dict:
+    """What A had when B was added, what A stored after, and what of each reached B."""
+    sends = evidence.rows(out.columns, kind="send_ok", topic=out.topic)
+    before = {r["uid"] for r in sends if r["ts_ns"] < out.added_ns}
+    after = {r["uid"] for r in sends} - before
+    acked = {r["uid"] for r in evidence.rows(out.columns, kind="ack", topic=out.topic, cluster="blue")}
+    unconsumed = before - acked
+    delivered = {r["uid"] for r in evidence.rows(out.columns, kind="receive", topic=out.topic, cluster="green")}
+    stored = set(out.b_positions)
+    old_on_b, new_on_b = before & stored, after & stored
+    reached = ("none" if not old_on_b and not new_on_b else
+               "all" if old_on_b == before and new_on_b == after else
+               "only later" if not old_on_b and new_on_b == after else "partial")
+    return {"before": len(before), "acked_before": len(before & acked), "unconsumed_before": len(unconsumed),
+            "after": len(after), "old_on_b": len(old_on_b), "new_on_b": len(new_on_b), "reached": reached,
+            "unconsumed_delivered_on_b": len(unconsumed & delivered),
+            "unconsumed_missed_on_b": len(unconsumed - delivered),
+            "acked_delivered_again_on_b": len((before & acked) & delivered),
+            "replicator_started_at": out.replicator_cursor.get("markDeletePosition"),
+            "a_last_entry_at_add": out.on_a.get("lastConfirmedEntry"), "caught_up_s": out.caught_up_s}
+
+
+def _start_text(out: StartOutcome, f: dict) -> str:
+    asked = out.plan.start_at or "(the release's default)"
+    return (f"replicationStartAt asked {asked}, the broker reported {out.setting.get('effective')!r}; "
+            f"A held {f['before']} messages when B was added (last entry {f['a_last_entry_at_add']}, "
+            f"{f['acked_before']} acknowledged and retained, {f['unconsumed_before']} unconsumed), "
+            f"A's replicator to B started at {f['replicator_started_at']}; {f['after']} sent after; "
+            f"B stored {f['old_on_b']} of the earlier and {f['new_on_b']} of the later ({f['reached']}); "
+            f"the consumer switched to B got {f['unconsumed_delivered_on_b']} of the {f['unconsumed_before']} "
+            f"A had not consumed (missed {f['unconsumed_missed_on_b']}), and {f['acked_delivered_again_on_b']} "
+            f"A had acknowledged; " + ("B caught up " + f"{f['caught_up_s']} s after the last send"
+                                        if f["caught_up_s"] is not None else "B never caught up with A"))
+
+
+def judge_start(out: StartOutcome) -> list[Row]:
+    """TM-R08 (suite): B gets what the setting says; TM-R07 (seed): with the release's setting for
+    existing data, a consumer switched to B gets every message A had not consumed."""
+    prefix = f"tenant-migration/{out.name}"
+    f = start_figures(out)
+    said = _start_text(out, f)
+    if out.plan.start_at and not out.setting.get("present"):
+        # the release has no such setting (3.2.0): what it answered is the evidence
+        return [not_applicable(f"{prefix}/{c}", f"the release has no replicationStartAt: {out.setting.get('refused')}",
+                               **f) for c in ("start-as-configured", "existing-backlog-on-b")]
+    expected = expected_start(out.setting)
+    if f["caught_up_s"] is None:
+        ok = None
+        said = f"not judged: A's replicator to B never drained ({out.replicator}); {said}"
+    elif expected == "latest":
+        ok = f["old_on_b"] == 0 and f["new_on_b"] == f["after"]
+    elif expected == "earliest":
+        ok = f["old_on_b"] == f["before"] and f["new_on_b"] == f["after"]
+    else:
+        ok, said = None, f"not judged: the broker reported a value its documentation does not name; {said}"
+    rows = [row(f"{prefix}/start-as-configured", ok,
+                f"expected {'every retained entry' if expected == 'earliest' else 'only what A stored after B was added'}"
+                f" on B: {said}", expected=expected, **f)]
+    if out.plan.start_at:
+        # the operator set the release's setting for migrating existing data: the seed's step 2 promise
+        judged = None if f["caught_up_s"] is None else f["unconsumed_missed_on_b"] == 0
+        rows.append(row(f"{prefix}/existing-backlog-on-b", judged, said, **f))
+    return rows
+
+
+# --- step 5, the clean-up (TM-S5) ----------------------------------------------------------------
+
+def cleanup_figures(out: CleanupOutcome) -> dict:
+    sent = {r["uid"] for r in evidence.rows(out.columns, kind="send_ok", topic=out.topic)}
+    acked = {r["uid"] for r in evidence.rows(out.columns, kind="ack", topic=out.topic, cluster="blue")}
+    delivered = {r["uid"] for r in evidence.rows(out.columns, kind="receive", topic=out.topic, cluster="green")}
+    moved = {u for u, p in out.b_before.items() if out.b_after.get(u) != p}
+    return {"sent": len(sent), "acked_on_a": len(acked), "on_b_before": len(out.b_before),
+            "on_b_after": len(out.b_after), "sent_missing_on_b_after": len(sent - set(out.b_after)),
+            "gone_or_moved_on_b": len(moved), "unacked_on_a": len(sent - acked),
+            "unacked_delivered_on_b": len((sent - acked) & delivered),
+            "unacked_missed_on_b": len((sent - acked) - delivered), "a_topic_gone": out.a_topic_gone}
+
+
+CURSOR_FIELDS = ("markDeletePosition", "individuallyDeletedMessages")
+
+
+def judge_cleanup(out: CleanupOutcome) -> list[Row]:
+    """TM-R01: B keeps every message through the clean-up of A, and delivers what A had not consumed;
+    TM-R09 (suite): the replicated subscription on B keeps its position."""
+    prefix = f"tenant-migration/{out.name}"
+    f = cleanup_figures(out)
+    steps = "; ".join(f"{s['step']}: {s.get('answer', 'ok')}" for s in out.steps)
+    if not out.a_topic_gone:
+        why = f"not judged: the clean-up of A did not complete (A's topic gone: {out.a_topic_gone}; {steps})"
+        return [row(f"{prefix}/{c}", None, why, **f)
+                for c in ("b-keeps-every-message", "b-cursor-kept", "unacked-delivered-after-cleanup")]
+    keeps = f["sent_missing_on_b_after"] == 0 and f["gone_or_moved_on_b"] == 0
+    before = {k: out.b_cursor_before.get(k) for k in CURSOR_FIELDS}
+    after = {k: out.b_cursor_after.get(k) for k in CURSOR_FIELDS}
+    kept = None if before["markDeletePosition"] is None else before == after
+    return [
+        row(f"{prefix}/b-keeps-every-message", keeps,
+            f"{f['sent']} sent on A; B held {f['on_b_before']} before the clean-up and {f['on_b_after']} after "
+            f"({f['sent_missing_on_b_after']} sent on A missing, {f['gone_or_moved_on_b']} gone or moved); "
+            f"clean-up: {steps}", **f),
+        row(f"{prefix}/b-cursor-kept", kept,
+            f"the subscription on B before the clean-up {before}, after it {after}", **f),
+        row(f"{prefix}/unacked-delivered-after-cleanup", f["unacked_missed_on_b"] == 0,
+            f"A left {f['unacked_on_a']} unacknowledged; after the clean-up B delivered "
+            f"{f['unacked_delivered_on_b']} of them (missed {f['unacked_missed_on_b']})", **f),
+    ]

@@ -90,3 +90,69 @@ class Outcome:
     progress: list[dict]  # both markDeletePositions and what B has, polled
     b_positions: dict[str, str]  # uid -> where B stored it (a reader's view)
     columns: dict = saved.captured()  # the capture's rows (the capture's files hold them)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The seed's step 2 on existing data (TM-S2): A holds a backlog and retained messages before B is
+# added to the namespace's replication clusters; what reaches B is judged against the setting.
+
+# the start positions the release's replicationStartAt can say: "earliest" as its documentation says,
+# MessageId.earliest's text as the releases before PR #23719 need (their "earliest" gives Latest)
+EARLIEST_VALUES = ("earliest", "-1:-1:-1")
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    start_at: str = ""  # replicationStartAt set on A before B is added; "": the release's default
+    before: int = 100  # messages on A before B is added ...
+    acked_before: int = 50  # ... of which the subscription on A acknowledges the first (the rest: A's backlog)
+    after: int = 50  # messages on A after B was added (A's consumer has left: nobody consumes them on A)
+
+
+@dataclass
+class StartOutcome:
+    name: str
+    run_dir: Path
+    topic: str
+    plan: StartPlan
+    verdict: dict
+    markers: list
+    # the setting as asked and as the broker then reported it (GET .../configuration/runtime):
+    # {"asked", "effective", "present" (the release has the key), "refused" (the admin's answer)}
+    setting: dict
+    added_ns: int  # when B was added to A's replication clusters: sends before it are A's existing data
+    on_a: dict  # A's topic before B was added: lastConfirmedEntry, the subscription's markDeletePosition
+    replicator_cursor: dict  # A's cursor pulsar.repl.<B> right after B was added (where it starts)
+    caught_up_s: float | None  # after the last send, until A's replicator to B had no backlog
+    replicator: dict  # A's replicator to B as topic stats showed it then
+    b_positions: dict[str, str]  # uid -> where B stored it (a reader from earliest)
+    columns: dict = saved.captured()
+
+
+# ---------------------------------------------------------------------------------------------------
+# The seed's step 5 (TM-S5): after the switch, A removed from B's replication clusters, A's backlog to
+# B drained, then A removed from A's own list and the tenant's topic on A deleted.
+
+@dataclass(frozen=True)
+class CleanupPlan:
+    messages: int = 100
+    acked: int = 60  # the subscription on A acknowledges the first ``acked`` (a clean prefix)
+    rate: float = 100.0  # messages per second: cursor snapshots (every second) land inside the prefix
+    settle_s: float = 10.0  # at most, for B's markDeletePosition to follow A's and hold still
+
+
+@dataclass
+class CleanupOutcome:
+    name: str
+    run_dir: Path
+    topic: str
+    plan: CleanupPlan
+    verdict: dict
+    markers: list
+    steps: list[dict]  # each clean-up call in order: what was asked, when, the answer
+    a_topic_gone: bool | None  # A no longer lists the topic after the clean-up (None: never read)
+    b_cursor_before: dict  # the subscription on B right before the clean-up ...
+    b_cursor_after: dict  # ... and right after it (markDeletePosition, individuallyDeletedMessages)
+    b_before: dict[str, str]  # uid -> position on B before the clean-up (a reader)
+    b_after: dict[str, str]  # ... and after it
+    columns: dict = saved.captured()

@@ -9,8 +9,9 @@ import uuid
 import pytest
 
 from ...harness.recorder import Recorder
-from . import judge, scenario
+from . import cleanup, existing_data, judge, scenario
 from .checks import CHECKS
+from .outcome import CleanupPlan, StartPlan
 
 pytestmark = [pytest.mark.tenant_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -61,4 +62,37 @@ def test_switch_with_a_delayed_message(pulsar_deployment, certify_run, request):
     must still deliver message 20 once it is due."""
     rec = _run(pulsar_deployment, certify_run, request, "delayed-message",
                scenario.Plan(messages=200, holes_from=10**6, rate=100.0, delayed=(20,), delay_s=25.0))
+    rec.finish()
+
+
+# the seed's step 2 on existing data: replicationStartAt on A when B is added ("": the release's default;
+# "-1:-1:-1" is MessageId.earliest's text, what releases before PR #23719 need for "earliest")
+START_AT = {"default": "", "earliest": "earliest", "messageid-earliest": "-1:-1:-1"}
+
+
+@pytest.mark.parametrize("start_at", list(START_AT))
+def test_replication_enabled_over_existing_data(pulsar_deployment, certify_run, request, start_at):
+    """A holds 100 messages (50 acknowledged and retained, 50 a backlog) before B is added to the
+    namespace's replication clusters; 50 more after; the consumer then moves to B. What reached B is
+    judged against replicationStartAt, and with the setting for existing data, the consumer on B must
+    get every message A had not consumed."""
+    name = f"existing-data-{start_at}"
+    namespace = existing_data.prepare(pulsar_deployment, f"tm-{uuid.uuid4().hex[:6]}", "moving")
+    out = existing_data.run(pulsar_deployment, certify_run.directory("captures", name), name, namespace,
+                            StartPlan(start_at=START_AT[start_at]), seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge_start(out))
+    rec.finish()
+
+
+def test_clean_up_after_the_switch(pulsar_deployment, certify_run, request):
+    """After the switch A is cleaned up in the order that loses nothing (B's list first, A's backlog to
+    B drained, then A's list and A's topic and namespace): B keeps every message where it was, and its
+    replicated subscription where it was."""
+    name = "clean-up"
+    namespace = pulsar_deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
+    out = cleanup.run(pulsar_deployment, certify_run.directory("captures", name), name, namespace, CleanupPlan(),
+                      seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge_cleanup(out))
     rec.finish()

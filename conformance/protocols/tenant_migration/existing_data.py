@@ -1,0 +1,143 @@
+"""The seed's step 2 on a tenant that already has data (TM-S2), live: A holds a backlog and retained
+messages before B is added to the namespace's replication clusters; then B is added, more is sent,
+and the consumer moves to B. What reached B, and what the consumer got there, is judged against the
+broker's replicationStartAt (judge.judge_start).
+
+Step 1 (metadata) is done first: the tenant allows both clusters on both sides, the namespace exists
+on both, B's namespace already lists both clusters, and the replicated subscription exists on B.
+Only A's namespace starts replicated to A alone. ``replicationStartAt`` is a broker-wide dynamic
+setting: it is set on A just before B is added and removed again (back to the release's default)
+whatever happens, so no later scenario inherits it."""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pulsar
+
+from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.fixtures.deploy.admin import AdminError, or_refusal
+from pulsar_conformance.wait import wait_quiet, wait_until
+
+from ...harness import evidence, timeline
+from ...harness import outcome as saved
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from . import observe
+from .observe import SUBSCRIPTION
+from .outcome import StartOutcome, StartPlan
+from .scenario import _receive_one
+
+SETTING = "replicationStartAt"
+CATCH_UP_S = 60.0
+RETENTION = {"retentionTimeInMinutes": 60, "retentionSizeInMB": 100}  # A keeps what it acknowledged
+
+
+def prepare(deployment, tenant: str, namespace: str) -> str:
+    """Step 1: tenant and namespace on both, B's namespace replicated to both, A's to A only."""
+    both = ["blue", "green"]
+    for name in both:
+        admin = deployment.admin(name)
+        admin.put_tenant(tenant, both)
+        admin.put_namespace(tenant, namespace)
+    deployment.admin("blue").set_replication(tenant, namespace, ["blue"])
+    deployment.admin("green").set_replication(tenant, namespace, both)
+    deployment.admin("blue").request("POST", deployment.admin("blue").retention_path(f"{tenant}/{namespace}"),
+                                     json=RETENTION)
+    return f"{tenant}/{namespace}"
+
+
+def set_start(admin, value: str) -> dict:
+    """``replicationStartAt`` set on A and read back (``present``: the release has the key)."""
+    runtime = or_refusal(admin.runtime_config)
+    present = SETTING in runtime
+    setting = {"asked": value, "present": present, "refused": None, "effective": runtime.get(SETTING)}
+    if not value:
+        return setting
+    try:
+        admin.set_dynamic_config(SETTING, value)
+    except AdminError as error:
+        return setting | {"refused": f"{error.status}: {error.body[:200]}"}
+    # the broker applies a dynamic setting when its metadata listener fires: read until it shows
+    wait_until(lambda: admin.runtime_config().get(SETTING) == value, timeout=15, interval=0.5)
+    return setting | {"effective": admin.runtime_config().get(SETTING)}
+
+
+def reset_start(admin) -> None:
+    """Back to the release's default (the dynamic override deleted), so no later scenario inherits it."""
+    try:
+        admin.request("DELETE", f"/admin/v2/brokers/configuration/{SETTING}")
+    except AdminError:
+        admin.set_dynamic_config(SETTING, "latest")
+
+
+def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *, seed: int) -> StartOutcome:
+    a, b = deployment.clusters["blue"], deployment.clusters["green"]
+    tenant, ns = namespace.split("/")
+    topic = f"persistent://{namespace}/orders"
+    line = timeline.Timeline(name)
+    options = {"consumer_type": pulsar.ConsumerType.Shared, "replicate_subscription_state_enabled": True,
+               "initial_position": pulsar.InitialPosition.Earliest}
+    client_a, client_b = a.client(operation_timeout_seconds=10), b.client(operation_timeout_seconds=10)
+    setting, added_ns, a_before, repl_cursor, catch_up, b_positions = {}, 0, {}, {}, {}, {}
+    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"],
+                 scenario={"seed": seed, "name": name, **asdict(plan)}) as capture:
+        try:
+            capture.must_see(topic, SUBSCRIPTION)
+            within(CLIENT_CALL_DEADLINE_S, "subscribe on B",
+                   lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
+            on_a = capture.consumer(client_a, topic, SUBSCRIPTION, name="c-a", cluster="blue", **options)
+            producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
+            line.say(f"A alone: {plan.before} messages, {plan.acked_before} acknowledged, the rest A's backlog")
+            for seq in range(1, plan.before + 1):
+                producer.send(b"m" * 64, key=f"k{seq % 8}")
+            for seq in range(1, plan.before + 1):
+                message = on_a.receive(10_000)
+                if seq <= plan.acked_before:
+                    on_a.acknowledge(message)
+            within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
+            line.mark(f"A: {plan.before} stored, {plan.acked_before} acknowledged; the consumer left A")
+            a_before = observe.cursor(a, topic)
+            setting = set_start(a.admin(), plan.start_at)
+            line.mark(f"{SETTING} on A: asked {plan.start_at or '(default)'}, effective {setting.get('effective')!r}"
+                      + (f", refused {setting['refused']}" if setting.get("refused") else ""))
+            a.admin().set_replication(tenant, ns, ["blue", "green"])
+            added_ns = line.mark("B added to A's replication clusters")
+            wait_until(lambda: "error" not in a.admin().replication_to(topic, "green"), timeout=20, interval=0.3)
+            stats = or_refusal(a.admin().topic_internal_stats, topic)
+            repl_cursor = dict((stats.get("cursors") or {}).get("pulsar.repl.green") or {})
+            repl_cursor = {k: repl_cursor.get(k) for k in ("markDeletePosition", "readPosition")}
+            line.mark(f"A's replicator to B starts at {repl_cursor.get('markDeletePosition')} "
+                      f"(A's last entry {a_before.get('lastConfirmedEntry')})")
+            for seq in range(plan.before + 1, plan.before + plan.after + 1):
+                producer.send(b"m" * 64, key=f"k{seq % 8}")
+            sent_ns = line.mark(f"A: {plan.after} more sent after B was added")
+            caught_up = wait_until(lambda: observe.replicated(a, topic), timeout=CATCH_UP_S, interval=0.5)
+            catch_up = {"caught_up_s": round((time.time_ns() - sent_ns) / 1e9, 2) if caught_up else None,
+                        "replicator": a.admin().replication_to(topic, "green")}
+            line.mark("switch: the consumer moves to B" if caught_up else
+                      f"B did NOT catch up within {CATCH_UP_S:.0f} s; the consumer moves to B anyway")
+            on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
+            received = [0]
+            wait_quiet(lambda: received[0], quiet=3.0, timeout=60, interval=0.5,
+                       pause=lambda _s: _receive_one(on_b, received))
+            line.mark(f"B: drained, {received[0]} delivered")
+            b_positions = observe.stored_on(client_b, topic)
+        finally:
+            if plan.start_at and setting.get("present"):
+                reset_start(a.admin())
+            for label, client in (("A", client_a), ("B", client_b)):
+                try:
+                    within(CLIENT_CALL_DEADLINE_S, f"client {label} close()", client.close)
+                except Hung as hung:
+                    line.hung([hung.call])
+    columns = evidence.read_capture(run_dir)
+    verdict = timeline.spark_verdict(run_dir, columns, line)
+    out = StartOutcome(name, run_dir, topic, plan, verdict, line.markers, setting, added_ns, a_before, repl_cursor,
+                       catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_positions, columns)
+    timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "setting": setting, "on_a": a_before,
+                                                 "replicator_cursor": repl_cursor, **catch_up,
+                                                 "b_positions": b_positions}, line.markers, verdict)
+    saved.save(out, run_dir)
+    return out
+
