@@ -1,12 +1,14 @@
 """Tenant migration over geo-replication, live: a replicated subscription with ack holes on A,
 the consumers switched to B, the duplicates measured against what the spec predicts; and the seed's
-steps 2 (replication switched on over existing data) and 5 (the clean-up of A) as an operator runs them.
+steps 2 (replication switched on over existing data), 4 (the unloads at the switch) and 5
+(the clean-up of A) as an operator runs them.
 
 - ``outcome``: what a run leaves to be judged (``Outcome``: plan, cursors, B's polls, figures, capture;
-  ``StartOutcome`` for step 2, ``CleanupOutcome`` for step 5);
+  ``StartOutcome`` for step 2, ``CleanupOutcome`` for step 5, ``UnloadOutcome`` for step 4's unloads);
 - ``scenario``: one switch run on a deployment (publish, ack with holes, settle, switch, drain), returning the outcome;
 - ``existing_data``: step 2 on existing data: A holds data before B is added, with a replicationStartAt;
 - ``cleanup``: step 5 after the switch: A removed from the replication clusters, A's topic and namespace deleted;
+- ``unloads``: step 4's unloads of A and B while A's replicator carries a backlog and producers write;
 - ``observe``: the cursors on A and B, A's replicator, where B stored each message;
 - ``judge``: the figures and every verdict row, as pure functions of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/tenant-migration.yaml);

@@ -34,5 +34,10 @@ CHECKS = Checks(
               "after the clean-up of A, B delivers every message A had not acknowledged"),
         Check("tenant-migration/<scenario>/b-cursor-kept", ("TM-R09",),
               "the clean-up of A leaves the replicated subscription on B where it was"),
+        # the seed's step 4: unloads at the switch (TM-S4)
+        Check("tenant-migration/<scenario>/acked-on-a-stored-on-b", ("TM-R01",),
+              "every send A acknowledged is on B once A's replicator drained, through unloads of A and B"),
+        Check("tenant-migration/<scenario>/stored-once-on-b", ("TM-R10",),
+              "B stores each send once with deduplication; without, at most the replicator's unreceipted window again per unload"),
     ),
 )

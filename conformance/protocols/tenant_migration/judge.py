@@ -12,6 +12,7 @@ from .outcome import (
     Figures,
     Outcome,
     StartOutcome,
+    UnloadOutcome,
     position,
 )
 
@@ -218,3 +219,46 @@ def judge_cleanup(out: CleanupOutcome) -> list[Row]:
             f"A left {f['unacked_on_a']} unacknowledged; after the clean-up B delivered "
             f"{f['unacked_delivered_on_b']} of them (missed {f['unacked_missed_on_b']})", **f),
     ]
+
+
+# --- step 4, unloads at the switch (TM-S4) ----------------------------------------------------------
+
+# Pulsar's default replicationProducerQueueSize: the entries a replicator may have sent unreceipted
+DEFAULT_QUEUE = 1000
+
+
+def unload_figures(out: UnloadOutcome) -> dict:
+    sent = {r["uid"] for r in evidence.rows(out.columns, kind="send_ok", topic=out.topic)}
+    counts: dict[str, int] = {}
+    for uid, _ in out.b_stored:
+        counts[uid] = counts.get(uid, 0) + 1
+    extra = sum(n - 1 for n in counts.values() if n > 1)
+    queue = out.settings.get("replicationProducerQueueSize")
+    queue = int(queue) if str(queue).isdigit() else DEFAULT_QUEUE
+    backlogs = [u.get("backlog") for u in out.unloads]
+    return {"sent": len(sent), "stored_on_b": len(out.b_stored), "distinct_on_b": len(counts),
+            "missing_on_b": len(sent - set(counts)), "stored_twice": sum(1 for n in counts.values() if n > 1),
+            "extra_copies": extra, "unloads": len(out.unloads), "backlog_at_unloads": backlogs,
+            "duplicate_bound": 0 if out.plan.dedup else queue * len(out.unloads),
+            "dedup": out.plan.dedup, "producers": out.plan.producers, "caught_up_s": out.caught_up_s}
+
+
+def judge_unloads(out: UnloadOutcome) -> list[Row]:
+    """TM-R01: every send A acknowledged is on B once replication drained; TM-R10 (suite): stored once
+    with deduplication, otherwise at most the replicator's unreceipted window again per unload."""
+    prefix = f"tenant-migration/{out.name}"
+    f = unload_figures(out)
+    text = (f"{f['sent']} sends acknowledged on A by {f['producers']} producer(s) (deduplication "
+            f"{'on' if f['dedup'] else 'off'}); unloads {[u.get('cluster') for u in out.unloads]} with A's "
+            f"replication backlog {f['backlog_at_unloads']}; B holds {f['stored_on_b']} entries, {f['distinct_on_b']} "
+            f"distinct: {f['missing_on_b']} missing, {f['stored_twice']} stored more than once "
+            f"({f['extra_copies']} extra copies; bound {f['duplicate_bound']})")
+    if f["caught_up_s"] is None:
+        why = f"not judged: A's replicator to B never drained ({out.replicator}); {text}"
+        return [row(f"{prefix}/{c}", None, why, **f) for c in ("acked-on-a-stored-on-b", "stored-once-on-b")]
+    if any(u.get("answer") != "ok" for u in out.unloads):
+        why = f"not judged: an unload was refused ({out.unloads}); {text}"
+        return [row(f"{prefix}/{c}", None, why, **f) for c in ("acked-on-a-stored-on-b", "stored-once-on-b")]
+    text += f"; drained {f['caught_up_s']} s after the throttle was lifted"
+    return [row(f"{prefix}/acked-on-a-stored-on-b", f["missing_on_b"] == 0, text, **f),
+            row(f"{prefix}/stored-once-on-b", f["extra_copies"] <= f["duplicate_bound"], text, **f)]

@@ -49,14 +49,19 @@ def replicated(a, topic: str) -> bool:
 
 def stored_on(client, topic: str) -> dict[str, str]:
     """uid -> ``ledger:entry`` where B stored it, read by a reader (it moves no subscription)."""
+    return dict(stored_all(client, topic))
+
+
+def stored_all(client, topic: str) -> list[tuple[str, str]]:
+    """(uid, ``ledger:entry``) for every entry B holds, in B's order: a message stored twice is listed twice."""
     reader = within(CLIENT_CALL_DEADLINE_S, "reader on B", lambda: client.create_reader(topic, pulsar.MessageId.earliest))
-    found = {}
+    found = []
     try:
         while True:
             try:
                 message = within(CLIENT_CALL_DEADLINE_S, "read on B", lambda: reader.read_next(2000))
             except pulsar.Timeout:
                 return found
-            found[message.properties().get("uid", "")] = format_msg_id(message.message_id())
+            found.append((message.properties().get("uid", ""), format_msg_id(message.message_id())))
     finally:
         within(CLIENT_CALL_DEADLINE_S, "close the reader on B", reader.close)

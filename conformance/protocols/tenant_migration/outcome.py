@@ -156,3 +156,33 @@ class CleanupOutcome:
     b_before: dict[str, str]  # uid -> position on B before the clean-up (a reader)
     b_after: dict[str, str]  # ... and after it
     columns: dict = saved.captured()
+
+
+# ---------------------------------------------------------------------------------------------------
+# The seed's step 4 (TM-S4): "trigger topic unload" on A and on B while A's replicator carries a backlog
+# and producers keep writing.
+
+@dataclass(frozen=True)
+class UnloadPlan:
+    producers: int = 1  # producers per topic on A (the research note: V1 dedup loses with several)
+    dedup: bool = False  # deduplication enabled on the namespace on A and on B
+    rate: float = 300.0  # messages per second, all producers together
+    seconds: float = 8.0  # how long they write
+    unload_at_s: float = 4.0  # when both namespaces are unloaded (A's, then B's)
+    throttle: int = 100  # A's replicator dispatch rate (msg/s) until after the unloads: a backlog at the switch
+
+
+@dataclass
+class UnloadOutcome:
+    name: str
+    run_dir: Path
+    topic: str
+    plan: UnloadPlan
+    verdict: dict
+    markers: list
+    unloads: list[dict]  # each unload: which cluster, when, A's replicator to B just before, the answer
+    settings: dict  # replicationProducerQueueSize, B's deduplication status, as read
+    caught_up_s: float | None  # after the throttle was lifted, until A's replicator to B had no backlog
+    replicator: dict  # A's replicator to B then
+    b_stored: list[list[str]]  # [uid, position] for every message B holds, in B's order (a reader)
+    columns: dict = saved.captured()

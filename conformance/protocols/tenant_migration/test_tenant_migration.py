@@ -9,9 +9,9 @@ import uuid
 import pytest
 
 from ...harness.recorder import Recorder
-from . import cleanup, existing_data, judge, scenario
+from . import cleanup, existing_data, judge, scenario, unloads
 from .checks import CHECKS
-from .outcome import CleanupPlan, StartPlan
+from .outcome import CleanupPlan, StartPlan, UnloadPlan
 
 pytestmark = [pytest.mark.tenant_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -95,4 +95,20 @@ def test_clean_up_after_the_switch(pulsar_deployment, certify_run, request):
                       seed=certify_run.seed)
     rec = Recorder(certify_run, request, out, CHECKS)
     rec.record(judge.judge_cleanup(out))
+    rec.finish()
+
+
+UNLOADS = {"unloads": UnloadPlan(), "unloads-dedup-3-producers": UnloadPlan(producers=3, dedup=True)}
+
+
+@pytest.mark.parametrize("variant", list(UNLOADS))
+def test_unloads_at_the_switch(pulsar_deployment, certify_run, request, variant):
+    """The seed's step 4 unloads: A's replicator throttled to hold a backlog, producers writing, the
+    namespace unloaded on A and then on B; once drained, every send A acknowledged is on B, and stored
+    once with deduplication (at most the replicator's unreceipted window again per unload without)."""
+    namespace = pulsar_deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
+    out = unloads.run(pulsar_deployment, certify_run.directory("captures", variant), variant, namespace,
+                      UNLOADS[variant], seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge_unloads(out))
     rec.finish()

@@ -12,6 +12,8 @@ from pulsar_conformance.conformance.protocols.tenant_migration.outcome import (
     CleanupPlan,
     StartOutcome,
     StartPlan,
+    UnloadOutcome,
+    UnloadPlan,
 )
 
 T = "persistent://t/ns/orders"
@@ -128,3 +130,42 @@ def test_each_cleanup_check_fails_on_its_mutant(tmp_path):
 
 def test_a_cleanup_that_did_not_complete_judges_nothing(tmp_path):
     assert set(_cleaned(_cleanup(tmp_path, gone=False)).values()) == {None}
+
+
+def _unloaded(tmp_path, dedup=True, stored=None, answers=("ok", "ok"), caught_up=2.5) -> UnloadOutcome:
+    """Five sends acknowledged on A; B holds ``stored`` (uids, in B's order; default each once)."""
+    rows = [("send_ok", T, "blue", f"p/{i}", f"7:{i}:-1:-1", i, i) for i in range(1, 6)]
+    stored = [f"p/{i}" for i in range(1, 6)] if stored is None else stored
+    unload_rows = [{"cluster": c, "ts_ns": 3, "answer": a, "backlog": 40} for c, a in zip(("blue", "green"), answers, strict=True)]
+    return UnloadOutcome("unloads", tmp_path, T, UnloadPlan(producers=3, dedup=dedup), CLEAN, [], unload_rows,
+                         {"replicationProducerQueueSize": "2"}, caught_up, {"replicationBacklog": 0},
+                         [[u, f"9:{n}:-1:-1"] for n, u in enumerate(stored)], _columns(rows))
+
+
+def _unload_verdicts(out):
+    return {r.check.rsplit("/", 1)[-1]: r.ok for r in judge.judge_unloads(out)}
+
+
+def test_an_unload_outcome_round_trips_and_a_clean_one_passes(tmp_path):
+    out = _unloaded(tmp_path)
+    saved.save(out, tmp_path)
+    loaded = saved.load(UnloadOutcome, tmp_path, columns=out.columns)
+    assert loaded == out and judge.judge_unloads(loaded) == judge.judge_unloads(out)
+    assert _unload_verdicts(out) == {"acked-on-a-stored-on-b": True, "stored-once-on-b": True}
+
+
+def test_each_unload_check_fails_on_its_mutant(tmp_path):
+    # a send A acknowledged that B never got (the V1 deduplication loss of PR #23697)
+    assert _unload_verdicts(_unloaded(tmp_path, stored=["p/1", "p/2", "p/4", "p/5"]))["acked-on-a-stored-on-b"] is False
+    # stored twice with deduplication on: over the bound (0)
+    twice = _unloaded(tmp_path, stored=["p/1", "p/2", "p/3", "p/3", "p/4", "p/5"])
+    assert _unload_verdicts(twice)["stored-once-on-b"] is False
+    # without deduplication the bound is the queue size (2 here) per unload (2): 4 extra copies pass, 5 fail
+    extra4 = ["p/1", "p/2", "p/3", "p/4", "p/5", "p/2", "p/3", "p/4", "p/5"]
+    assert _unload_verdicts(_unloaded(tmp_path, dedup=False, stored=extra4))["stored-once-on-b"] is True
+    assert _unload_verdicts(_unloaded(tmp_path, dedup=False, stored=extra4 + ["p/1"]))["stored-once-on-b"] is False
+
+
+def test_a_refused_unload_or_no_catch_up_judges_nothing(tmp_path):
+    assert set(_unload_verdicts(_unloaded(tmp_path, answers=("ok", "refused 403: x"))).values()) == {None}
+    assert set(_unload_verdicts(_unloaded(tmp_path, caught_up=None)).values()) == {None}
