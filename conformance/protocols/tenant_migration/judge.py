@@ -75,13 +75,18 @@ def judge(out: Outcome) -> list[Row]:
     return rows
 
 
+def spark_lost(verdict: dict) -> tuple[bool | None, str]:
+    """TM-R01 from Spark: no acknowledged send the subscription never received (A or B)."""
+    spark = verdict.get("anomalies") or {}
+    lost = spark.get("lost", {}).get("count")
+    return (None if verdict.get("valid") is None else not lost,
+            f"Spark over {verdict.get('events')} captured events: lost={lost}, "
+            f"redelivered_after_ack={spark.get('redelivered_after_ack', {}).get('count')} (allowed: the duplicates)")
+
+
 def figure_checks(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:
     """(check suffix, ok, evidence) per check of the run."""
-    spark = verdict["anomalies"]
-    lost = spark.get("lost", {}).get("count")
-    rows = [("nothing-lost", None if verdict.get("valid") is None else not lost,
-             f"Spark over {verdict['events']} captured events: lost={lost}, "
-             f"redelivered_after_ack={spark.get('redelivered_after_ack', {}).get('count')} (allowed: the duplicates)")]
+    rows = [("nothing-lost", *spark_lost(verdict))]
     # no hole and nothing delivered on B: the switch was not exercised, nothing to judge
     exercised = f.holes > 0 or f.delivered_on_b > 0
     if f.b_caught_up_s is None and f.replicator_at_switch is not None:
@@ -209,6 +214,7 @@ def judge_cleanup(out: CleanupOutcome) -> list[Row]:
     after = {k: out.b_cursor_after.get(k) for k in CURSOR_FIELDS}
     kept = None if before["markDeletePosition"] is None else before == after
     return [
+        row(f"{prefix}/nothing-lost", *spark_lost(out.verdict)),
         row(f"{prefix}/b-keeps-every-message", keeps,
             f"{f['sent']} sent on A; B held {f['on_b_before']} before the clean-up and {f['on_b_after']} after "
             f"({f['sent_missing_on_b_after']} sent on A missing, {f['gone_or_moved_on_b']} gone or moved); "
@@ -260,5 +266,6 @@ def judge_unloads(out: UnloadOutcome) -> list[Row]:
         why = f"not judged: an unload was refused ({out.unloads}); {text}"
         return [row(f"{prefix}/{c}", None, why, **f) for c in ("acked-on-a-stored-on-b", "stored-once-on-b")]
     text += f"; drained {f['caught_up_s']} s after the throttle was lifted"
-    return [row(f"{prefix}/acked-on-a-stored-on-b", f["missing_on_b"] == 0, text, **f),
+    return [row(f"{prefix}/nothing-lost", *spark_lost(out.verdict)),
+            row(f"{prefix}/acked-on-a-stored-on-b", f["missing_on_b"] == 0, text, **f),
             row(f"{prefix}/stored-once-on-b", f["extra_copies"] <= f["duplicate_bound"], text, **f)]

@@ -112,7 +112,7 @@ def test_a_cleanup_outcome_round_trips_and_a_clean_one_passes(tmp_path):
     saved.save(out, tmp_path)
     loaded = saved.load(CleanupOutcome, tmp_path, columns=out.columns)
     assert loaded == out and judge.judge_cleanup(loaded) == judge.judge_cleanup(out)
-    assert _cleaned(out) == {"b-keeps-every-message": True, "b-cursor-kept": True,
+    assert _cleaned(out) == {"nothing-lost": True, "b-keeps-every-message": True, "b-cursor-kept": True,
                              "unacked-delivered-after-cleanup": True}
 
 
@@ -151,7 +151,10 @@ def test_an_unload_outcome_round_trips_and_a_clean_one_passes(tmp_path):
     saved.save(out, tmp_path)
     loaded = saved.load(UnloadOutcome, tmp_path, columns=out.columns)
     assert loaded == out and judge.judge_unloads(loaded) == judge.judge_unloads(out)
-    assert _unload_verdicts(out) == {"acked-on-a-stored-on-b": True, "stored-once-on-b": True}
+    assert _unload_verdicts(out) == {"nothing-lost": True, "acked-on-a-stored-on-b": True, "stored-once-on-b": True}
+    # Spark found an acknowledged send the subscription on B never received
+    spark = dataclasses.replace(out, verdict={"valid": False, "events": 9, "anomalies": {"lost": {"count": 1}}})
+    assert _unload_verdicts(spark)["nothing-lost"] is False
 
 
 def test_each_unload_check_fails_on_its_mutant(tmp_path):
