@@ -136,7 +136,12 @@ def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, li
         return {"injected_in": seen}
     if plan.fault == "coordinator":
         seen = phases.wait_for(observe.READ_ONLY + observe.DONE, 30)
-        deployment.kill(cluster_name)
+        if hasattr(deployment, "components"):
+            # a cluster topology: the coordinator is broker-1 (the admin calls reach it first); killing
+            # the whole cluster would take the source ZooKeeper and the bookies down with it
+            deployment.kill(cluster_name, component="broker-1")
+        else:
+            deployment.kill(cluster_name)  # a standalone: the one process is broker and coordinator
         line.mark(f"broker (coordinator) killed (phase {seen})")
         try:
             deployment.start(cluster_name, ready_timeout=120)
