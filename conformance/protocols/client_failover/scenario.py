@@ -182,7 +182,10 @@ def _save(out: Outcome) -> None:
 
 
 def _address(service_url: str) -> tuple[str, int]:
-    parsed = urlparse(service_url)
+    """The first broker of ``service_url``: a cluster of several brokers lists them all
+    (``pulsar://h1:p1,h2:p2``), and the instant its first broker listens is when it is back up."""
+    scheme, _, rest = service_url.partition("://")
+    parsed = urlparse(f"{scheme}://{rest.split(',')[0]}")
     return parsed.hostname, parsed.port
 
 
