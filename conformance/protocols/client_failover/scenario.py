@@ -54,12 +54,17 @@ class Faults:
         self.mark(f"{cluster} killed (SIGKILL)")
 
     def start(self, cluster: str) -> None:
-        host, port = _address(self.deployment.clusters[cluster].service_url)
-        opened: dict = {}
-        watcher = threading.Thread(target=_watch_port, args=(host, port, opened), daemon=True)
-        watcher.start()
+        # every broker of the cluster is watched: the client's probe may reach any of them, so the
+        # cluster is up when the first one listens (a standalone has one)
+        watched = [({}, address) for address in _addresses(self.deployment.clusters[cluster].service_url)]
+        watchers = [threading.Thread(target=_watch_port, args=(*address, opened), daemon=True)
+                    for opened, address in watched]
+        for watcher in watchers:
+            watcher.start()
         self.deployment.start(cluster)
-        watcher.join(5)
+        for watcher in watchers:
+            watcher.join(5)
+        opened = min((o for o, _ in watched), key=lambda o: o.get("open_ns", float("inf")))
         at = opened.get("last_refused_ns") or time.time_ns()
         self.events.append(Event(at, "up", cluster))
         self.mark(f"{cluster} started; its port opened +{(opened.get('open_ns', at) - at) / 1e6:.0f} ms after the last refusal")
@@ -181,12 +186,11 @@ def _save(out: Outcome) -> None:
     timeline.save(out.run_dir, "failover", doc, out.markers + switches, out.verdict)
 
 
-def _address(service_url: str) -> tuple[str, int]:
-    """The first broker of ``service_url``: a cluster of several brokers lists them all
-    (``pulsar://h1:p1,h2:p2``), and the instant its first broker listens is when it is back up."""
+def _addresses(service_url: str) -> list[tuple[str, int]]:
+    """Every broker of ``service_url``: a cluster of several brokers lists them all
+    (``pulsar://h1:p1,h2:p2``), which urllib cannot read as one port."""
     scheme, _, rest = service_url.partition("://")
-    parsed = urlparse(f"{scheme}://{rest.split(',')[0]}")
-    return parsed.hostname, parsed.port
+    return [(parsed.hostname, parsed.port) for parsed in (urlparse(f"{scheme}://{host}") for host in rest.split(","))]
 
 
 def _watch_port(host: str, port: int, out: dict, timeout: float = 300.0) -> None:

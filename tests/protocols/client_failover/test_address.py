@@ -1,11 +1,12 @@
-"""The instant a restarted cluster is back is when its first broker listens; a cluster of several
-brokers lists them all in its service URL (issue 31), which urllib cannot read as one port."""
+"""A restarted cluster is back when the first of its brokers listens (the client's probe may reach
+any of them); a cluster of several brokers lists them all in its service URL (issue 31), which urllib
+cannot read as one port."""
 from __future__ import annotations
 
-from pulsar_conformance.conformance.protocols.client_failover.scenario import _address
+from pulsar_conformance.conformance.protocols.client_failover.scenario import _addresses
 
 
-def test_a_multi_broker_service_url_is_watched_on_its_first_broker():
-    assert _address("pulsar://127.0.0.1:12346,127.0.0.1:28853") == ("127.0.0.1", 12346)
-    assert _address("pulsar+ssl://[::1]:6651,[::1]:6652") == ("::1", 6651)
-    assert _address("pulsar://127.0.0.1:6650") == ("127.0.0.1", 6650)
+def test_every_broker_of_a_multi_broker_service_url_is_watched():
+    assert _addresses("pulsar://127.0.0.1:12346,127.0.0.1:28853") == [("127.0.0.1", 12346), ("127.0.0.1", 28853)]
+    assert _addresses("pulsar+ssl://[::1]:6651,[::1]:6652") == [("::1", 6651), ("::1", 6652)]
+    assert _addresses("pulsar://127.0.0.1:6650") == [("127.0.0.1", 6650)]
