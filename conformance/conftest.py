@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pulsar_conformance.fixtures import pytest_plugin
+from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
 # pytest_plugins may only be set in the rootdir's conftest, so the plugin's fixtures and
 # hooks are imported here instead.
@@ -22,7 +23,7 @@ from pulsar_conformance.protocols import markers, smoke_scenario
 from pulsar_conformance.spark_checks.session import stop_shared
 
 from .harness.deadline import ABANDONED
-from .run import ENV_OUT, CertifyRun
+from .run import ENV_OUT, CertifyRun, VerdictUnknown
 
 # registered from the protocol descriptors (pulsar_conformance/protocols/), not in pyproject.toml,
 # because they belong to this suite (--strict-markers)
@@ -129,3 +130,14 @@ def pulsar_deployment(pulsar_deployment_factory, certify_run):  # noqa: F811 - a
             collect(certify_run.out)  # copies into out/logs/<cluster>/
         except Exception as error:  # noqa: BLE001 - missing logs must not hide the verdicts
             (certify_run.directory("logs") / "COLLECTION-FAILED.txt").write_text(f"{type(error).__name__}: {error}\n")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A fault the deployment cannot inject (an external file's ``none``, a missing command) means the
+    state the test is about was not reached: unknown, never an error and never a pass. Here, not in
+    fixtures/pytest_plugin.py: the fixtures layer does not import the conformance layer."""
+    try:
+        return (yield)
+    except FaultUnsupported as error:
+        raise VerdictUnknown(f"the deployment cannot inject a fault this scenario needs: {error}") from error
