@@ -135,9 +135,11 @@ class StartOutcome:
 
 @dataclass(frozen=True)
 class CleanupPlan:
-    messages: int = 100
-    acked: int = 60  # the subscription on A acknowledges the first ``acked`` (a clean prefix)
-    rate: float = 100.0  # messages per second: cursor snapshots (every second) land inside the prefix
+    # 3 s of publishing: cursor snapshots (every second) land inside the prefix, so B's markDeletePosition
+    # moves before the clean-up (at 100 messages in 1 s it never did in 10 s: 4.2.4, 2026-11-25)
+    messages: int = 300
+    acked: int = 200  # the subscription on A acknowledges the first ``acked`` (a clean prefix)
+    rate: float = 100.0  # messages per second
     settle_s: float = 10.0  # at most, for B's markDeletePosition to follow A's and hold still
 
 
