@@ -74,7 +74,9 @@ def test_irreversible_scenarios_are_deselected_on_an_external_deployment(tmp_pat
     """The guard the plugin registers: run a throw-away suite whose test is named like an irreversible one."""
     suite = tmp_path / "suite"
     suite.mkdir()
-    (suite / "conftest.py").write_text("from pulsar_conformance.fixtures.pytest_plugin import pytest_configure\n")
+    # the deselection is the fixtures plugin's; FaultUnsupported -> unknown is the conformance layer's
+    (suite / "conftest.py").write_text("from pulsar_conformance.fixtures.pytest_plugin import pytest_configure\n"
+                                       "from pulsar_conformance.conformance.conftest import pytest_runtest_call\n")
     (suite / "test_cluster_migration.py").write_text(textwrap.dedent("""
         from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 
