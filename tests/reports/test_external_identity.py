@@ -3,14 +3,13 @@
 PRODUCT.yaml's version is the brokers', a given one only a labelled fallback."""
 from __future__ import annotations
 
-import http.server
-import threading
-
 import pytest
 
 from pulsar_conformance.fixtures.deploy.external import load_external
 from pulsar_conformance.reports import product
 from pulsar_conformance.reports.request import CertifyRequest, Deployment
+
+from ..support.loopback import admin_stub
 
 
 @pytest.fixture
@@ -19,21 +18,8 @@ def broker():
     answers = {"/admin/v2/brokers/version": (200, "4.2.4-vendor.7"), "/admin/v2/brokers/ready": (200, "ok"),
                "/admin/v2/brokers/health": (200, "ok")}
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
-            status, body = answers.get(self.path, (404, "not found"))
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
-            self.end_headers()
-            self.wfile.write(body.encode())
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], answers
-    server.shutdown()
+    with admin_stub(lambda path: answers.get(path, (404, "not found"))) as port:
+        yield port, answers
 
 
 def _file(tmp_path, port):

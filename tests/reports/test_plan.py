@@ -3,17 +3,17 @@ what is missing (role, fault command, broker setting, irreversible scenario) wit
 settings come from the runtime configuration through an allow-list, never a secret setting's value."""
 from __future__ import annotations
 
-import http.server
 import json
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from pulsar_conformance.fixtures.deploy.external import load_external
 from pulsar_conformance.reports.plan import make_plan, text
 from pulsar_conformance.reports.profiles import PROFILES
+
+from ..support.loopback import admin_stub
 
 SECRET = "brokerClientSecret-CANARY-4f1e"
 
@@ -24,20 +24,11 @@ def admin():
                "tokenSecretKey": "data:;base64," + SECRET}
     state = {"status": 200}
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            body = json.dumps(runtime) if self.path.endswith("/configuration/runtime") else "4.2.4"
-            self.send_response(state["status"])
-            self.end_headers()
-            self.wfile.write(body.encode())
+    def answer(path: str) -> tuple[int, str]:
+        return state["status"], json.dumps(runtime) if path.endswith("/configuration/runtime") else "4.2.4"
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], state
-    server.shutdown()
+    with admin_stub(answer) as port:
+        yield port, state
 
 
 def _file(tmp_path, port, extra=""):
