@@ -6,7 +6,8 @@ PROTOCOL = Protocol(
     source="https://streamnative.io/blog/migrating-tenants-across-clusters-with-pulsars-geo-replication",
     marker="tenant_migration",
     profile="tenant migration over geo-replication: a replicated subscription with ack holes on A, the consumer "
-            "switched to B, duplicates measured; plus the spec's variants and mutants",
+            "switched to B, duplicates measured; the seed's steps 2 (replication over existing data, replicationStartAt), "
+            "4 (unloads at the switch) and 5 (clean-up of A); plus the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.tenant_migration:TenantMigration",
     checks="pulsar_conformance.conformance.protocols.tenant_migration.checks:CHECKS",
     ci=(SpecBudget("markdelete-only", depth=12, examples=150),
