@@ -200,8 +200,10 @@ def describe(request, observed_pulsar: str | None, deployment_document: dict) ->
             fields["description"] = f"{fields.get('description') or 'external deployment'} ({source})"
     elif request.deployment.backend in ("local", "containers"):
         described = (f"Apache Pulsar {version} as released" if version else "Apache Pulsar as released")
+        shape = ("clusters of ZooKeeper, bookies and brokers" if request.deployment.topology == "cluster"
+                 else "standalone clusters")
         fields = {**APACHE, "version": version, "description": f"{described}, run by the suite as "
-                  f"{request.deployment.backend} standalone clusters", **fields}
+                  f"{request.deployment.backend} {shape}", **fields}
     missing = [name for name in REQUIRED if not fields.get(name)]
     product = {}
     for name in ORDER:

@@ -39,7 +39,11 @@ def test_bundle_has_every_artifact(vendor_run):
     categories = {c["name"] for c in json.loads((out / "allure-results/categories.json").read_text())}
     assert {"Product defect", "Suite defect", "Infrastructure"} <= categories
     product = yaml.safe_load((out / "PRODUCT.yaml").read_text())
-    assert product["vendor"] == "Example Vendor" and product["version"] == "9.9" and product["type"] == "hosted"
+    # the version is the one the brokers report (issue 32); the file's '9.9' is only a fallback
+    from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
+
+    assert product["vendor"] == "Example Vendor" and product["type"] == "hosted"
+    assert product["version"] == str(DEFAULT_PULSAR_VERSION) and "read from the brokers" in product["description"]
     reproduce = (out / "reproduce.md").read_text()
     assert "certify --profile smoke --deployment" in reproduce and "--seed 1" in reproduce
     for component in ("suite", "pulsar_client_python", "spark", "python"):
