@@ -18,15 +18,15 @@ import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.admin import AdminError
-from pulsar_conformance.wait import wait_quiet, wait_until
+from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
-from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import CleanupOutcome, CleanupPlan
-from .scenario import _moved_and_still, _receive_one
+from .scenario import _moved_and_still, close_clients, drain
 
 DRAINED_S = 60.0
 
@@ -109,16 +109,10 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: CleanupPlan,
             after, b_after = observe.cursor(b, topic), observe.stored_on(client_b, topic)
             line.mark(f"B after the clean-up: {len(b_after)} messages, markDelete {after.get('markDeletePosition')}")
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
-            received = [0]
-            wait_quiet(lambda: received[0], quiet=3.0, timeout=60, interval=0.5,
-                       pause=lambda _s: _receive_one(on_b, received))
-            line.mark(f"B: drained, {received[0]} delivered")
+            received = drain(on_b, quiet=3.0, timeout=60)
+            line.mark(f"B: drained, {received} delivered")
         finally:
-            for label, client in (("A", client_a), ("B", client_b)):
-                try:
-                    within(CLIENT_CALL_DEADLINE_S, f"client {label} close()", client.close)
-                except Hung as hung:
-                    line.hung([hung.call])
+            close_clients(line, A=client_a, B=client_b)
     columns = evidence.read_capture(run_dir)
     verdict = timeline.spark_verdict(run_dir, columns, line)
     out = CleanupOutcome(name, run_dir, topic, plan, verdict, line.markers, steps, gone, before, after,

@@ -18,15 +18,15 @@ import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.admin import AdminError, or_refusal
-from pulsar_conformance.wait import wait_quiet, wait_until
+from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
-from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import StartOutcome, StartPlan
-from .scenario import _receive_one
+from .scenario import close_clients, drain
 
 SETTING = "replicationStartAt"
 CATCH_UP_S = 60.0
@@ -118,19 +118,13 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *
             line.mark("switch: the consumer moves to B" if caught_up else
                       f"B did NOT catch up within {CATCH_UP_S:.0f} s; the consumer moves to B anyway")
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
-            received = [0]
-            wait_quiet(lambda: received[0], quiet=3.0, timeout=60, interval=0.5,
-                       pause=lambda _s: _receive_one(on_b, received))
-            line.mark(f"B: drained, {received[0]} delivered")
+            received = drain(on_b, quiet=3.0, timeout=60)
+            line.mark(f"B: drained, {received} delivered")
             b_positions = observe.stored_on(client_b, topic)
         finally:
             if plan.start_at and setting.get("present"):
                 reset_start(a.admin())
-            for label, client in (("A", client_a), ("B", client_b)):
-                try:
-                    within(CLIENT_CALL_DEADLINE_S, f"client {label} close()", client.close)
-                except Hung as hung:
-                    line.hung([hung.call])
+            close_clients(line, A=client_a, B=client_b)
     columns = evidence.read_capture(run_dir)
     verdict = timeline.spark_verdict(run_dir, columns, line)
     out = StartOutcome(name, run_dir, topic, plan, verdict, line.markers, setting, added_ns, a_before, repl_cursor,

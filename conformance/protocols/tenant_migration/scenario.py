@@ -136,11 +136,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
             b_positions = observe.stored_on(client_b, topic)
         finally:
-            for label, client in (("A", client_a), ("B", client_b)):
-                try:
-                    within(CLIENT_CALL_DEADLINE_S, f"client {label} close()", client.close)
-                except Hung as hung:
-                    line.hung([hung.call])
+            close_clients(line, A=client_a, B=client_b)
     columns = evidence.read_capture(run_dir)
     verdict = timeline.spark_verdict(run_dir, columns, line)
     f = judge.figures(columns, topic, a_cursor, b_cursor, b_positions)
@@ -152,6 +148,23 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                   b_positions, columns)
     saved.save(out, run_dir)
     return out
+
+
+def close_clients(line, **clients) -> None:
+    """Close each client within the client-call deadline; a close that hangs is said on the timeline."""
+    for label, client in clients.items():
+        try:
+            within(CLIENT_CALL_DEADLINE_S, f"client {label} close()", client.close)
+        except Hung as hung:
+            line.hung([hung.call])
+
+
+def drain(consumer, *, quiet: float, timeout: float) -> int:
+    """Receive and acknowledge until nothing came for ``quiet`` seconds (bounded); how many came."""
+    received = [0]
+    wait_quiet(lambda: received[0], quiet=quiet, timeout=timeout, interval=0.5,
+               pause=lambda _s: _receive_one(consumer, received))
+    return received[0]
 
 
 def _receive_one(consumer, received: list[int]) -> None:

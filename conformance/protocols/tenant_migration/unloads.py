@@ -19,15 +19,15 @@ import pulsar
 
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.admin import AdminError, or_refusal
-from pulsar_conformance.wait import wait_quiet, wait_until
+from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
-from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import UnloadOutcome, UnloadPlan
-from .scenario import _receive_one
+from .scenario import close_clients, drain
 
 CATCH_UP_S = 90.0
 
@@ -115,16 +115,10 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
             b_stored = [list(p) for p in observe.stored_all(client_b, topic)]
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green",
                                     consumer_type=pulsar.ConsumerType.Shared)
-            received = [0]
-            wait_quiet(lambda: received[0], quiet=3.0, timeout=90, interval=0.5,
-                       pause=lambda _s: _receive_one(on_b, received))
-            line.mark(f"B: {len(b_stored)} entries; the consumer on B got {received[0]}")
+            received = drain(on_b, quiet=3.0, timeout=90)
+            line.mark(f"B: {len(b_stored)} entries; the consumer on B got {received}")
         finally:
-            for label, client in (("A", client_a), ("B", client_b)):
-                try:
-                    within(CLIENT_CALL_DEADLINE_S, f"client {label} close()", client.close)
-                except Hung as hung:
-                    line.hung([hung.call])
+            close_clients(line, A=client_a, B=client_b)
     columns = evidence.read_capture(run_dir)
     verdict = timeline.spark_verdict(run_dir, columns, line)
     out = UnloadOutcome(name, run_dir, topic, plan, verdict, line.markers, unloads, settings,
