@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from ..support.terminal import sigint_as_in_a_terminal
 from .conftest import CLI
 
 pytestmark = [pytest.mark.pulsar, pytest.mark.slow]
@@ -62,7 +63,8 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path, backend):
     # every protocol (docs/certify.md); the hang needs its session deployment, not the minutes before
     proc = subprocess.Popen([*CLI, "certify", "--profile", "smoke", "--deployment", backend, "--out", str(out), "--json",
                              "--select", "geo_replication"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_in_a_terminal)
     lines: list[str] = []
     hung = threading.Event()
 
