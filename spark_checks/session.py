@@ -108,7 +108,16 @@ def _stop_locked() -> None:
 
 
 def _alive(session) -> bool:
-    return getattr(session.sparkContext, "_jsc", None) is not None
+    """Whether ``session`` can still run jobs. The Python side alone does not say: a session stopped
+    through another Python handle (a ``spark_session`` context, a test's own fixture) keeps ``_jsc``
+    here while the JVM's SparkContext is stopped, and every job then fails "on a stopped SparkContext"."""
+    jsc = getattr(session.sparkContext, "_jsc", None)
+    if jsc is None:
+        return False
+    try:
+        return not jsc.sc().isStopped()
+    except Exception:  # noqa: BLE001 - a gateway that is gone: not alive either
+        return False
 
 
 @contextlib.contextmanager

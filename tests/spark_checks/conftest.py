@@ -24,12 +24,16 @@ def clean(tmp_path_factory):
     return run_dir
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def spark():
-    from pulsar_conformance.spark_checks.session import spark_session
+    """The process's shared session (spark_checks/session.shared_session), alive for each test: a test
+    that stops the shared session (test_shared_session.py does) stops the one SparkContext a JVM has,
+    and a session held across tests then failed every job "on a stopped SparkContext"."""
+    from pulsar_conformance.spark_checks.session import shared_session
 
-    with spark_session("local[2]", shuffle_partitions=2) as session:
-        yield session
+    session = shared_session("local[2]")
+    session.conf.set("spark.sql.shuffle.partitions", "2")
+    return session
 
 
 def truth(run_dir) -> dict:
