@@ -71,6 +71,18 @@ def test_no_secret_or_token_in_evidence_reprs_or_files(issuer, tmp_path):
     assert SECRET not in credentials.python_params(path)  # the secret reaches the client by file only
 
 
+def test_admin_tokens_are_fetched_once_while_fresh(issuer, monkeypatch):
+    credentials = issuer.credentials("app")
+    first = oauth2.bearer(credentials)
+    assert oauth2.bearer(credentials) == first
+    assert [r.method for r in issuer.requests].count("POST") == 1  # one token for both admin calls
+    monkeypatch.setattr(oauth2, "_REFRESH_AT", 0.0)  # past 80 % of its life: fetched again
+    oauth2._TOKENS.clear()
+    oauth2.bearer(credentials)
+    oauth2.bearer(credentials)
+    assert [r.method for r in issuer.requests].count("POST") == 3
+
+
 def test_java_style_parameters_are_translated_or_refused():
     params = {"type": "client_credentials", "issuerUrl": "https://idp", "privateKey": "file:///c.json",
               "audience": "urn:a"}
