@@ -9,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +84,11 @@ def test_a_process_left_behind_is_found_by_its_marker_and_killed():
     marker = uuid.uuid4().hex
     child = subprocess.Popen(["sleep", "60"], env={**os.environ, sandbox.MARKER_ENV: marker}, start_new_session=True)
     try:
+        # between fork and exec the child still shows this process's environment, without the
+        # marker: a case's leftovers are looked for after it ended, long past their exec
+        deadline = time.monotonic() + 10
+        while _command(child.pid) != ["sleep", "60"] and time.monotonic() < deadline:
+            time.sleep(0.02)
         left = sandbox._kill_marked(marker)
         assert left and left[0].startswith(f"{child.pid}:"), left
         assert child.wait(timeout=10) == -9
@@ -89,3 +96,10 @@ def test_a_process_left_behind_is_found_by_its_marker_and_killed():
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def _command(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+    except OSError:
+        return []

@@ -104,8 +104,14 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *
             a.admin().set_replication(tenant, ns, ["blue", "green"])
             added_ns = line.mark("B added to A's replication clusters")
             wait_until(lambda: "error" not in a.admin().replication_to(topic, "green"), timeout=20, interval=0.3)
-            stats = or_refusal(a.admin().topic_internal_stats, topic)
-            repl_cursor = dict((stats.get("cursors") or {}).get("pulsar.repl.green") or {})
+
+            # the replicator shows in A's stats before its cursor is opened (ledger cursors open
+            # asynchronously): where it starts is read once the cursor exists
+            def opened() -> dict | None:
+                stats = or_refusal(a.admin().topic_internal_stats, topic)
+                return (stats.get("cursors") or {}).get("pulsar.repl.green")
+            wait_until(opened, timeout=20, interval=0.3)
+            repl_cursor = dict(opened() or {})
             repl_cursor = {k: repl_cursor.get(k) for k in ("markDeletePosition", "readPosition")}
             line.mark(f"A's replicator to B starts at {repl_cursor.get('markDeletePosition')} "
                       f"(A's last entry {a_before.get('lastConfirmedEntry')})")

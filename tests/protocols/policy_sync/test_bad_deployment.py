@@ -16,12 +16,16 @@ from pulsar_conformance.fixtures.deploy.local import LocalDeployment
 
 pytestmark = [pytest.mark.pulsar]
 
+CLUSTERS = ("alpha", "bravo", "charlie")
+
 
 @pytest.fixture(scope="module")
 def unsynced(tmp_path_factory):
-    """Two clusters with separate configuration stores, registered on each other, no sync yet."""
+    """The profile's three clusters (every policy-sync scenario uses alpha, bravo and charlie; a file
+    with fewer is refused for the missing role first), separate configuration stores, registered
+    on each other, no sync yet."""
     state = tmp_path_factory.mktemp("state")
-    deployment = LocalDeployment.launch(["alpha", "bravo"], name="ps-bad-input", state_dir=state,
+    deployment = LocalDeployment.launch(list(CLUSTERS), name="ps-bad-input", state_dir=state,
                                         metadata_sync="prepared")
     yield deployment
     deployment.close()
@@ -55,20 +59,20 @@ def test_a_file_that_does_not_describe_the_sync(tmp_path, unsynced):
 def test_clusters_without_the_setting_then_without_the_replicated_namespace(tmp_path, unsynced):
     path = _file(tmp_path, unsynced, {"topic": metadata_sync.TOPIC})
     doc = _certify(tmp_path / "1", path)
-    assert "not configured on cluster(s) alpha, bravo" in doc["error"] and metadata_sync.SETTING in doc["fix"]
+    assert "not configured on cluster(s) alpha, bravo, charlie" in doc["error"] and metadata_sync.SETTING in doc["fix"]
     # the topic's namespace on each cluster, replicated to itself only, and the setting on both
     tenant, namespace = metadata_sync.NAMESPACE
-    for cluster in ("alpha", "bravo"):
-        unsynced.admin(cluster).put_tenant(tenant, ["alpha", "bravo"])
+    for cluster in CLUSTERS:
+        unsynced.admin(cluster).put_tenant(tenant, list(CLUSTERS))
         unsynced.admin(cluster).put_namespace(tenant, namespace)
         unsynced.set_dynamic_config(cluster, metadata_sync.SETTING, metadata_sync.TOPIC)
     doc = _certify(tmp_path / "2", path)
     assert "does not replicate the sync topic's namespace" in doc["error"], doc
-    assert "replication clusters to alpha, bravo" in doc["fix"], doc
+    assert "replication clusters to alpha, bravo, charlie" in doc["fix"], doc
     # a topic in a namespace that does not exist (last: from then on every configuration write of
     # these clusters fails, "producer is not started yet": docs/findings.md F-136-8)
     absent = "persistent://pulsar/absent/events"
-    for cluster in ("alpha", "bravo"):
+    for cluster in CLUSTERS:
         unsynced.set_dynamic_config(cluster, metadata_sync.SETTING, absent)
     doc = _certify(tmp_path / "3", _file(tmp_path, unsynced, {"topic": absent}))
     assert "does not have the sync topic's namespace pulsar/absent" in doc["error"], doc
