@@ -14,4 +14,9 @@ steps 2 (replication switched on over existing data), 4 (the unloads at the swit
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/tenant-migration.yaml);
 - ``trace``: the run replayed through the spec's markdelete-only variant;
 - ``test_tenant_migration``: the live scenarios.
+
+Roles and names: blue (A) and green (B) are the suite's roles (``deployment.clusters[role]``, the
+capture's cluster column); Pulsar is always given, and keyed by, a cluster's ``.name`` (issue 32: a
+user's deployment maps them to clusters named, say, us-east and us-west).
 """
+

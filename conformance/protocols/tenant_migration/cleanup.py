@@ -57,14 +57,14 @@ def clean_up(a, b, namespace: str, topic: str, line) -> tuple[list[dict], bool |
     tenant, ns = namespace.split("/")
     steps: list[dict] = []
     _step(steps, line, "B: replication clusters [B] (A removed from B's list)",
-          lambda: b.admin().set_replication(tenant, ns, ["green"]))
-    drained = wait_until(lambda: observe.replicated(a, topic), timeout=DRAINED_S, interval=0.5)
+          lambda: b.admin().set_replication(tenant, ns, [b.name]))
+    drained = wait_until(lambda: observe.replicated(a, b, topic), timeout=DRAINED_S, interval=0.5)
     steps.append({"step": "A's replication backlog to B drained", "ts_ns": time.time_ns(),
-                  "answer": "ok" if drained else f"NOT within {DRAINED_S:.0f} s: {a.admin().replication_to(topic, 'green')}"})
+                  "answer": "ok" if drained else f"NOT within {DRAINED_S:.0f} s: {observe.replicator(a, b, topic)}"})
     if not drained:
         return steps, None
     _step(steps, line, "A: replication clusters [A] (B removed from A's list)",
-          lambda: a.admin().set_replication(tenant, ns, ["blue"]))
+          lambda: a.admin().set_replication(tenant, ns, [a.name]))
     _step(steps, line, "A: topic deleted (force)",
           lambda: a.admin().request("DELETE", a.admin().topic_path(topic), params={"force": "true"}))
     gone = wait_until(lambda: _topic_listed(a.admin(), namespace, topic) is False, timeout=15, interval=0.5)

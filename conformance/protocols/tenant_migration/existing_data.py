@@ -34,13 +34,15 @@ RETENTION = {"retentionTimeInMinutes": 60, "retentionSizeInMB": 100}  # A keeps 
 
 
 def prepare(deployment, tenant: str, namespace: str) -> str:
-    """Step 1: tenant and namespace on both, B's namespace replicated to both, A's to A only."""
-    both = ["blue", "green"]
-    for name in both:
-        admin = deployment.admin(name)
+    """Step 1: tenant and namespace on both, B's namespace replicated to both, A's to A only (Pulsar
+    is given the clusters' own names; the roles blue and green are the suite's)."""
+    a, b = deployment.clusters["blue"], deployment.clusters["green"]
+    both = [a.name, b.name]
+    for role in ("blue", "green"):
+        admin = deployment.admin(role)
         admin.put_tenant(tenant, both)
         admin.put_namespace(tenant, namespace)
-    deployment.admin("blue").set_replication(tenant, namespace, ["blue"])
+    deployment.admin("blue").set_replication(tenant, namespace, [a.name])
     deployment.admin("green").set_replication(tenant, namespace, both)
     deployment.admin("blue").request("POST", deployment.admin("blue").retention_path(f"{tenant}/{namespace}"),
                                      json=RETENTION)
@@ -101,26 +103,17 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *
             setting = set_start(a.admin(), plan.start_at)
             line.mark(f"{SETTING} on A: asked {plan.start_at or '(default)'}, effective {setting.get('effective')!r}"
                       + (f", refused {setting['refused']}" if setting.get("refused") else ""))
-            a.admin().set_replication(tenant, ns, ["blue", "green"])
+            a.admin().set_replication(tenant, ns, [a.name, b.name])
             added_ns = line.mark("B added to A's replication clusters")
-            wait_until(lambda: "error" not in a.admin().replication_to(topic, "green"), timeout=20, interval=0.3)
-
-            # the replicator shows in A's stats before its cursor is opened (ledger cursors open
-            # asynchronously): where it starts is read once the cursor exists
-            def opened() -> dict | None:
-                stats = or_refusal(a.admin().topic_internal_stats, topic)
-                return (stats.get("cursors") or {}).get("pulsar.repl.green")
-            wait_until(opened, timeout=20, interval=0.3)
-            repl_cursor = dict(opened() or {})
-            repl_cursor = {k: repl_cursor.get(k) for k in ("markDeletePosition", "readPosition")}
+            repl_cursor = observe.replicator_start(a, b, topic)
             line.mark(f"A's replicator to B starts at {repl_cursor.get('markDeletePosition')} "
                       f"(A's last entry {a_before.get('lastConfirmedEntry')})")
             for seq in range(plan.before + 1, plan.before + plan.after + 1):
                 producer.send(b"m" * 64, key=f"k{seq % 8}")
             sent_ns = line.mark(f"A: {plan.after} more sent after B was added")
-            caught_up = wait_until(lambda: observe.replicated(a, topic), timeout=CATCH_UP_S, interval=0.5)
+            caught_up = wait_until(lambda: observe.replicated(a, b, topic), timeout=CATCH_UP_S, interval=0.5)
             catch_up = {"caught_up_s": round((time.time_ns() - sent_ns) / 1e9, 2) if caught_up else None,
-                        "replicator": a.admin().replication_to(topic, "green")}
+                        "replicator": observe.replicator(a, b, topic)}
             line.mark("switch: the consumer moves to B" if caught_up else
                       f"B did NOT catch up within {CATCH_UP_S:.0f} s; the consumer moves to B anyway")
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)

@@ -1,6 +1,7 @@
-"""What the tenant-migration scenario reads of A and B: the subscription's cursor on each, whether
-A's replicator to B has caught up, both cursors polled over time, and where B stored each message
-(a reader's view: it moves no subscription)."""
+"""What the tenant-migration scenario reads of A and B: the subscription's cursor on each, A's
+replicator to B (where it starts, whether it has caught up), both cursors polled over time, and where
+B stored each message (a reader's view: it moves no subscription). A and B are the deployment's
+clusters; Pulsar knows them by their ``.name``, which need not be the suite's role."""
 from __future__ import annotations
 
 import time
@@ -41,10 +42,30 @@ def poll(series: list[dict], a, b, topic: str, *, until_ns: int, done=None) -> b
     return bool(done and done(series[start:]))
 
 
-def replicated(a, topic: str) -> bool:
+def replicator(a, b, topic: str) -> dict:
+    """A's replicator to B as A's topic stats show it. Pulsar keys it by B's cluster name, which on a
+    user's deployment is not the suite's role (``green`` may be ``us-west``)."""
+    return a.admin().replication_to(topic, b.name)
+
+
+def replicated(a, b, topic: str) -> bool:
     """A's replicator to B is connected and has nothing left to send: B holds every entry A has."""
-    replicator = a.admin().replication_to(topic, "green")
-    return replicator.get("connected") is True and replicator.get("replicationBacklog") == 0
+    stats = replicator(a, b, topic)
+    return stats.get("connected") is True and stats.get("replicationBacklog") == 0
+
+
+def replicator_start(a, b, topic: str) -> dict:
+    """Where A's replicator to B starts (its cursor ``pulsar.repl.<B's cluster name>`` on A), read once
+    the replicator shows in A's stats and its cursor exists: ledger cursors open asynchronously, so the
+    replicator shows before its cursor does. Empty values if neither came within 20 s each."""
+    wait_until(lambda: "error" not in replicator(a, b, topic), timeout=20, interval=0.3)
+
+    def opened() -> dict | None:
+        stats = or_refusal(a.admin().topic_internal_stats, topic)
+        return (stats.get("cursors") or {}).get(f"pulsar.repl.{b.name}")
+    wait_until(opened, timeout=20, interval=0.3)
+    found = opened() or {}
+    return {k: found.get(k) for k in ("markDeletePosition", "readPosition")}
 
 
 def stored_on(client, topic: str) -> dict[str, str]:

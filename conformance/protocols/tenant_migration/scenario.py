@@ -104,9 +104,9 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             # A's replicator to B has no backlog, so a late replicator reconnect is not charged to progress
             # sync (TM-R02); if B never catches up the run says so and TM-R02 is not judged on it
             caught_up = observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(CATCH_UP_S * 1e9),
-                              done=lambda _: observe.replicated(a, topic))
+                              done=lambda _: observe.replicated(a, b, topic))
             catch_up = {"caught_up_s": round((time.time_ns() - since_ns) / 1e9, 2) if caught_up else None,
-                        "replicator": a.admin().replication_to(topic, "green")}
+                        "replicator": observe.replicator(a, b, topic)}
             line.mark("B holds every entry A has" if caught_up else
                       f"B did NOT catch up with A within {CATCH_UP_S:.0f} s: {catch_up['replicator']}")
             observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),

@@ -47,7 +47,7 @@ def _throttle(admin, namespace: str, rate: int | None) -> None:
 
 def _unload(deployment, cluster: str, namespace: str, topic: str, line) -> dict:
     admin = deployment.admin(cluster)
-    replicator = deployment.admin("blue").replication_to(topic, "green")
+    replicator = observe.replicator(deployment.clusters["blue"], deployment.clusters["green"], topic)
     at = time.time_ns()
     try:
         admin.request("PUT", admin.namespace_path(namespace) + "/unload")
@@ -108,9 +108,9 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
             line.mark(f"producers stopped ({len(errors)} failed sends)")
             _throttle(a.admin(), namespace, None)
             lifted = line.mark("throttle lifted: A's replicator drains")
-            caught_up = wait_until(lambda: observe.replicated(a, topic), timeout=CATCH_UP_S, interval=0.5)
+            caught_up = wait_until(lambda: observe.replicated(a, b, topic), timeout=CATCH_UP_S, interval=0.5)
             catch_up = {"caught_up_s": round((time.time_ns() - lifted) / 1e9, 2) if caught_up else None,
-                        "replicator": a.admin().replication_to(topic, "green")}
+                        "replicator": observe.replicator(a, b, topic)}
             line.mark("B holds every entry A has" if caught_up else f"B did NOT catch up within {CATCH_UP_S:.0f} s")
             b_stored = [list(p) for p in observe.stored_all(client_b, topic)]
             on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green",
