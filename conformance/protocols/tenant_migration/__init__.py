@@ -5,7 +5,9 @@ steps 2 (replication switched on over existing data), 4 (the unloads at the swit
 
 - ``outcome``: what a run leaves to be judged (``Outcome``: plan, cursors, B's polls, figures, capture;
   ``StartOutcome`` for step 2, ``CleanupOutcome`` for step 5, ``UnloadOutcome`` for step 4's unloads);
-- ``scenario``: one switch run on a deployment (publish, ack with holes, settle, switch, drain), returning the outcome;
+- ``scenario``: one switch run on a deployment (publish, ack with holes, settle, switch, drain), returning the outcome,
+  and what every run of the package shares (clients and capture, B's subscription then A's consumer and producer,
+  the drain, Spark's verdict);
 - ``existing_data``: step 2 on existing data: A holds data before B is added, with a replicationStartAt;
 - ``cleanup``: step 5 after the switch: A removed from the replication clusters, A's topic and namespace deleted;
 - ``unloads``: step 4's unloads of A and B while A's replicator carries a backlog and producers write;
@@ -19,4 +21,3 @@ Roles and names: blue (A) and green (B) are the suite's roles (``deployment.clus
 capture's cluster column); Pulsar is always given, and keyed by, a cluster's ``.name`` (issue 32: a
 user's deployment maps them to clusters named, say, us-east and us-west).
 """
-

@@ -16,17 +16,16 @@ from pathlib import Path
 
 import pulsar
 
-from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 from pulsar_conformance.wait import wait_until
 
-from ...harness import evidence, timeline
 from ...harness import outcome as saved
+from ...harness import timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import CleanupOutcome, CleanupPlan
-from .scenario import _moved_and_still, close_clients, drain
+from .scenario import _moved_and_still, drain, on_a_and_b, read_verdict, subscribe_on_b_then_open_a
 
 DRAINED_S = 60.0
 
@@ -79,42 +78,32 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: CleanupPlan,
     line = timeline.Timeline(name)
     options = {"consumer_type": pulsar.ConsumerType.Shared, "replicate_subscription_state_enabled": True,
                "initial_position": pulsar.InitialPosition.Earliest}
-    client_a, client_b = a.client(operation_timeout_seconds=10), b.client(operation_timeout_seconds=10)
     steps, gone, before, after, b_before, b_after = [], None, {}, {}, {}, {}
-    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"],
-                 scenario={"seed": seed, "name": name, **asdict(plan)}) as capture:
-        try:
-            capture.must_see(topic, SUBSCRIPTION)
-            within(CLIENT_CALL_DEADLINE_S, "subscribe on B",
-                   lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
-            on_a = capture.consumer(client_a, topic, SUBSCRIPTION, name="c-a", cluster="blue", **options)
-            producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
-            began = time.monotonic()
-            for seq in range(1, plan.messages + 1):
-                producer.send(b"m" * 64, key=f"k{seq % 8}")
-                time.sleep(max(0.0, began + seq / plan.rate - time.monotonic()))
-            for seq in range(1, plan.messages + 1):
-                message = on_a.receive(10_000)
-                if seq <= plan.acked:
-                    on_a.acknowledge(message)
-            line.mark(f"A: {plan.messages} sent, the first {plan.acked} acknowledged")
-            series: list[dict] = []
-            observe.poll(series, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
-                         done=_moved_and_still)
-            within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
-            within(CLIENT_CALL_DEADLINE_S, "close the producer on A", producer.close)
-            line.mark("switch: producer and consumer leave A")
-            before, b_before = observe.cursor(b, topic), observe.stored_on(client_b, topic)
-            steps, gone = clean_up(a, b, namespace, topic, line)
-            after, b_after = observe.cursor(b, topic), observe.stored_on(client_b, topic)
-            line.mark(f"B after the clean-up: {len(b_after)} messages, markDelete {after.get('markDeletePosition')}")
-            on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
-            received = drain(on_b, quiet=3.0, timeout=60)
-            line.mark(f"B: drained, {received} delivered")
-        finally:
-            close_clients(line, A=client_a, B=client_b)
-    columns = evidence.read_capture(run_dir)
-    verdict = timeline.spark_verdict(run_dir, columns, line)
+    with on_a_and_b(a, b, run_dir, name, plan, seed=seed, line=line) as (capture, client_a, client_b):
+        on_a, producer = subscribe_on_b_then_open_a(capture, client_a, client_b, topic, options)
+        began = time.monotonic()
+        for seq in range(1, plan.messages + 1):
+            producer.send(b"m" * 64, key=f"k{seq % 8}")
+            time.sleep(max(0.0, began + seq / plan.rate - time.monotonic()))
+        for seq in range(1, plan.messages + 1):
+            message = on_a.receive(10_000)
+            if seq <= plan.acked:
+                on_a.acknowledge(message)
+        line.mark(f"A: {plan.messages} sent, the first {plan.acked} acknowledged")
+        series: list[dict] = []
+        observe.poll(series, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
+                     done=_moved_and_still)
+        within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
+        within(CLIENT_CALL_DEADLINE_S, "close the producer on A", producer.close)
+        line.mark("switch: producer and consumer leave A")
+        before, b_before = observe.cursor(b, topic), observe.stored_on(client_b, topic)
+        steps, gone = clean_up(a, b, namespace, topic, line)
+        after, b_after = observe.cursor(b, topic), observe.stored_on(client_b, topic)
+        line.mark(f"B after the clean-up: {len(b_after)} messages, markDelete {after.get('markDeletePosition')}")
+        on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
+        received = drain(on_b, quiet=3.0, timeout=60)
+        line.mark(f"B: drained, {received} delivered")
+    columns, verdict = read_verdict(run_dir, line)
     out = CleanupOutcome(name, run_dir, topic, plan, verdict, line.markers, steps, gone, before, after,
                          b_before, b_after, columns)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "steps": steps, "a_topic_gone": gone,

@@ -16,17 +16,16 @@ from pathlib import Path
 
 import pulsar
 
-from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.admin import AdminError, or_refusal
 from pulsar_conformance.wait import wait_until
 
-from ...harness import evidence, timeline
 from ...harness import outcome as saved
+from ...harness import timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import StartOutcome, StartPlan
-from .scenario import close_clients, drain
+from .scenario import drain, on_a_and_b, read_verdict, subscribe_on_b_then_open_a
 
 SETTING = "replicationStartAt"
 CATCH_UP_S = 60.0
@@ -80,16 +79,10 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *
     line = timeline.Timeline(name)
     options = {"consumer_type": pulsar.ConsumerType.Shared, "replicate_subscription_state_enabled": True,
                "initial_position": pulsar.InitialPosition.Earliest}
-    client_a, client_b = a.client(operation_timeout_seconds=10), b.client(operation_timeout_seconds=10)
     setting, added_ns, a_before, repl_cursor, catch_up, b_positions = {}, 0, {}, {}, {}, {}
-    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"],
-                 scenario={"seed": seed, "name": name, **asdict(plan)}) as capture:
+    with on_a_and_b(a, b, run_dir, name, plan, seed=seed, line=line) as (capture, client_a, client_b):
         try:
-            capture.must_see(topic, SUBSCRIPTION)
-            within(CLIENT_CALL_DEADLINE_S, "subscribe on B",
-                   lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
-            on_a = capture.consumer(client_a, topic, SUBSCRIPTION, name="c-a", cluster="blue", **options)
-            producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
+            on_a, producer = subscribe_on_b_then_open_a(capture, client_a, client_b, topic, options)
             line.say(f"A alone: {plan.before} messages, {plan.acked_before} acknowledged, the rest A's backlog")
             for seq in range(1, plan.before + 1):
                 producer.send(b"m" * 64, key=f"k{seq % 8}")
@@ -123,9 +116,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *
         finally:
             if plan.start_at and setting.get("present"):
                 reset_start(a.admin())
-            close_clients(line, A=client_a, B=client_b)
-    columns = evidence.read_capture(run_dir)
-    verdict = timeline.spark_verdict(run_dir, columns, line)
+    columns, verdict = read_verdict(run_dir, line)
     out = StartOutcome(name, run_dir, topic, plan, verdict, line.markers, setting, added_ns, a_before, repl_cursor,
                        catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_positions, columns)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "setting": setting, "on_a": a_before,

@@ -17,6 +17,8 @@ markDeletePosition, and nothing else) can be computed for the same run."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
@@ -59,86 +61,80 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
     kind = getattr(pulsar.ConsumerType, plan.sub_type)
     options = {"consumer_type": kind, "replicate_subscription_state_enabled": True,
                "initial_position": pulsar.InitialPosition.Earliest}
-    client_a, client_b = a.client(operation_timeout_seconds=10), b.client(operation_timeout_seconds=10)
-    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"],
-                 scenario={"seed": seed, "name": name, **asdict(plan)}) as capture:
-        try:
-            capture.must_see(topic, SUBSCRIPTION)
-            on_a = capture.consumer(client_a, topic, SUBSCRIPTION, name="c-a", cluster="blue", **options)
-            # the replicated subscription exists on B too before any message, as the migration sets it up
-            within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
-            producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
-            if plan.hold_link_s:
-                deployment.cut("blue", "green", one_way=True)
-                line.mark("A -> B held: B gets a backlog, snapshot requests wait behind it")
-            holes = (f"all but every {plan.hole_every}th from message {plan.holes_from} on"
-                     if plan.holes_from <= plan.messages else "all")
-            line.say(f"publishing {plan.messages} messages on A; acknowledging {holes}"
-                     + (f"; messages {list(plan.delayed)} delivered {plan.delay_s:.0f} s late" if plan.delayed else ""))
-            began = time.monotonic()
-            for seq in range(1, plan.messages + 1):
-                late = {"deliver_after": timedelta(seconds=plan.delay_s)} if seq in plan.delayed else {}
-                producer.send(b"m" * 64, key=f"k{seq % 8}", **late)
-                if plan.rate:
-                    time.sleep(max(0.0, began + seq / plan.rate - time.monotonic()))
-            due_ns = time.time_ns() + int(plan.delay_s * 1e9)  # the last delayed message is due by then
-            received = 0
-            while received < plan.messages - len(plan.delayed):
-                message = on_a.receive(10_000)
-                received += 1
-                _, _, tail = message.properties().get("uid", "").rpartition("/")
-                seq = int(tail) if tail.isdigit() else 0
-                if not (seq >= plan.holes_from and seq % plan.hole_every == 0):
-                    on_a.acknowledge(message)
-            acked_ns = line.mark(f"A: {received} delivered, the holes left unacknowledged")
-            # both markDeletePositions, and what B has, over the hold and the settle time: how long
-            # B's takes to follow A's, and whether it ever passes what B has (TM-R03)
-            progress_seen = []
-            observe.poll(progress_seen, a, b, topic, until_ns=acked_ns + int(plan.hold_link_s * 1e9))
-            since_ns = acked_ns
-            if plan.hold_link_s:
-                deployment.heal("blue", "green", one_way=True)
-                since_ns = line.mark(f"A -> B released after {plan.hold_link_s:.0f} s")
-            released_at = len(progress_seen)
-            # the seed replicates the data (its step 2) before it switches (step 4): wait, bounded, until
-            # A's replicator to B has no backlog, so a late replicator reconnect is not charged to progress
-            # sync (TM-R02); if B never catches up the run says so and TM-R02 is not judged on it
-            caught_up = observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(CATCH_UP_S * 1e9),
-                              done=lambda _: observe.replicated(a, b, topic))
-            catch_up = {"caught_up_s": round((time.time_ns() - since_ns) / 1e9, 2) if caught_up else None,
-                        "replicator": observe.replicator(a, b, topic)}
-            line.mark("B holds every entry A has" if caught_up else
-                      f"B did NOT catch up with A within {CATCH_UP_S:.0f} s: {catch_up['replicator']}")
-            observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
-                  done=_moved_and_still if plan.settle_until_moved else None)
-            a_cursor = observe.cursor(a, topic)
-            b_cursor = observe.cursor(b, topic)
-            b_cursor["followed_s"] = _settled_after(progress_seen, "b", b_cursor.get("markDeletePosition"), since_ns)
-            b_cursor.update(catch_up)
-            if plan.hold_link_s:
-                b_cursor["replicated_s"] = _settled_after(progress_seen[released_at - 1:], "b_has",
-                                                          b_cursor.get("lastConfirmedEntry"), since_ns)
-            line.mark(f"cursors: A markDelete {a_cursor.get('markDeletePosition')}, "
-                      f"B markDelete {b_cursor.get('markDeletePosition')}")
-            if plan.skip_on_b:
-                b.admin().skip_messages(topic, SUBSCRIPTION, plan.skip_on_b)
-                line.mark(f"BROKEN RUN: {plan.skip_on_b} messages skipped on B")
-            within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
-            line.mark("switch: the consumer moves to B")
-            on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
-            on_b_received = [0]
-            # B is drained once nothing came for 4 s; a delayed message comes when due, however quiet B
-            # was before (bounded: a lost one never comes)
-            delayed_due_s = max(0.0, (due_ns + 2e9 - time.time_ns()) / 1e9) if plan.delayed else 0.0
-            drained = wait_quiet(lambda: on_b_received[0], quiet=4.0, timeout=delayed_due_s + DRAIN_S, interval=0.5,
-                                 settled=lambda: not plan.delayed or time.time_ns() >= due_ns + 2e9,
-                                 pause=lambda _seconds: _receive_one(on_b, on_b_received))
-            line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
-            b_positions = observe.stored_on(client_b, topic)
-        finally:
-            close_clients(line, A=client_a, B=client_b)
-    columns = evidence.read_capture(run_dir)
-    verdict = timeline.spark_verdict(run_dir, columns, line)
+    with on_a_and_b(a, b, run_dir, name, plan, seed=seed, line=line) as (capture, client_a, client_b):
+        capture.must_see(topic, SUBSCRIPTION)
+        on_a = capture.consumer(client_a, topic, SUBSCRIPTION, name="c-a", cluster="blue", **options)
+        # the replicated subscription exists on B too before any message, as the migration sets it up
+        within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
+        producer = capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
+        if plan.hold_link_s:
+            deployment.cut("blue", "green", one_way=True)
+            line.mark("A -> B held: B gets a backlog, snapshot requests wait behind it")
+        holes = (f"all but every {plan.hole_every}th from message {plan.holes_from} on"
+                 if plan.holes_from <= plan.messages else "all")
+        line.say(f"publishing {plan.messages} messages on A; acknowledging {holes}"
+                 + (f"; messages {list(plan.delayed)} delivered {plan.delay_s:.0f} s late" if plan.delayed else ""))
+        began = time.monotonic()
+        for seq in range(1, plan.messages + 1):
+            late = {"deliver_after": timedelta(seconds=plan.delay_s)} if seq in plan.delayed else {}
+            producer.send(b"m" * 64, key=f"k{seq % 8}", **late)
+            if plan.rate:
+                time.sleep(max(0.0, began + seq / plan.rate - time.monotonic()))
+        due_ns = time.time_ns() + int(plan.delay_s * 1e9)  # the last delayed message is due by then
+        received = 0
+        while received < plan.messages - len(plan.delayed):
+            message = on_a.receive(10_000)
+            received += 1
+            _, _, tail = message.properties().get("uid", "").rpartition("/")
+            seq = int(tail) if tail.isdigit() else 0
+            if not (seq >= plan.holes_from and seq % plan.hole_every == 0):
+                on_a.acknowledge(message)
+        acked_ns = line.mark(f"A: {received} delivered, the holes left unacknowledged")
+        # both markDeletePositions, and what B has, over the hold and the settle time: how long
+        # B's takes to follow A's, and whether it ever passes what B has (TM-R03)
+        progress_seen = []
+        observe.poll(progress_seen, a, b, topic, until_ns=acked_ns + int(plan.hold_link_s * 1e9))
+        since_ns = acked_ns
+        if plan.hold_link_s:
+            deployment.heal("blue", "green", one_way=True)
+            since_ns = line.mark(f"A -> B released after {plan.hold_link_s:.0f} s")
+        released_at = len(progress_seen)
+        # the seed replicates the data (its step 2) before it switches (step 4): wait, bounded, until
+        # A's replicator to B has no backlog, so a late replicator reconnect is not charged to progress
+        # sync (TM-R02); if B never catches up the run says so and TM-R02 is not judged on it
+        caught_up = observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(CATCH_UP_S * 1e9),
+                                 done=lambda _: observe.replicated(a, b, topic))
+        catch_up = {"caught_up_s": round((time.time_ns() - since_ns) / 1e9, 2) if caught_up else None,
+                    "replicator": observe.replicator(a, b, topic)}
+        line.mark("B holds every entry A has" if caught_up else
+                  f"B did NOT catch up with A within {CATCH_UP_S:.0f} s: {catch_up['replicator']}")
+        observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
+                     done=_moved_and_still if plan.settle_until_moved else None)
+        a_cursor = observe.cursor(a, topic)
+        b_cursor = observe.cursor(b, topic)
+        b_cursor["followed_s"] = _settled_after(progress_seen, "b", b_cursor.get("markDeletePosition"), since_ns)
+        b_cursor.update(catch_up)
+        if plan.hold_link_s:
+            b_cursor["replicated_s"] = _settled_after(progress_seen[released_at - 1:], "b_has",
+                                                      b_cursor.get("lastConfirmedEntry"), since_ns)
+        line.mark(f"cursors: A markDelete {a_cursor.get('markDeletePosition')}, "
+                  f"B markDelete {b_cursor.get('markDeletePosition')}")
+        if plan.skip_on_b:
+            b.admin().skip_messages(topic, SUBSCRIPTION, plan.skip_on_b)
+            line.mark(f"BROKEN RUN: {plan.skip_on_b} messages skipped on B")
+        within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
+        line.mark("switch: the consumer moves to B")
+        on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
+        on_b_received = [0]
+        # B is drained once nothing came for 4 s; a delayed message comes when due, however quiet B
+        # was before (bounded: a lost one never comes)
+        delayed_due_s = max(0.0, (due_ns + 2e9 - time.time_ns()) / 1e9) if plan.delayed else 0.0
+        drained = wait_quiet(lambda: on_b_received[0], quiet=4.0, timeout=delayed_due_s + DRAIN_S, interval=0.5,
+                             settled=lambda: not plan.delayed or time.time_ns() >= due_ns + 2e9,
+                             pause=lambda _seconds: _receive_one(on_b, on_b_received))
+        line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
+        b_positions = observe.stored_on(client_b, topic)
+    columns, verdict = read_verdict(run_dir, line)
     f = judge.figures(columns, topic, a_cursor, b_cursor, b_positions)
     line.say(f.text())
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
@@ -148,6 +144,35 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                   b_positions, columns)
     saved.save(out, run_dir)
     return out
+
+
+@contextmanager
+def on_a_and_b(a, b, run_dir: Path, name: str, plan, *, seed: int, line) -> Iterator[tuple]:
+    """(capture, client on A, client on B) for one run of any tenant-migration scenario: the capture
+    allows the duplicates the switch makes, and both clients are closed however the run ends (before
+    the capture is), each within the client-call deadline."""
+    client_a, client_b = a.client(operation_timeout_seconds=10), b.client(operation_timeout_seconds=10)
+    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"],
+                 scenario={"seed": seed, "name": name, **asdict(plan)}) as capture:
+        try:
+            yield capture, client_a, client_b
+        finally:
+            close_clients(line, A=client_a, B=client_b)
+
+
+def read_verdict(run_dir: Path, line) -> tuple[dict, dict]:
+    """The run's captured columns and Spark's verdict on them (said on the timeline)."""
+    columns = evidence.read_capture(run_dir)
+    return columns, timeline.spark_verdict(run_dir, columns, line)
+
+
+def subscribe_on_b_then_open_a(capture, client_a, client_b, topic: str, options: dict) -> tuple:
+    """The operator steps' start: the replicated subscription created on B (and closed: it has only to
+    exist before any message), then A's consumer ``c-a`` and producer ``p-a``; (consumer, producer)."""
+    capture.must_see(topic, SUBSCRIPTION)
+    within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(topic, SUBSCRIPTION, **options)).close()
+    on_a = capture.consumer(client_a, topic, SUBSCRIPTION, name="c-a", cluster="blue", **options)
+    return on_a, capture.producer(client_a, topic, name="p-a", cluster="blue", batching_enabled=False)
 
 
 def close_clients(line, **clients) -> None:

@@ -17,17 +17,16 @@ from pathlib import Path
 
 import pulsar
 
-from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.deploy.admin import AdminError, or_refusal
 from pulsar_conformance.wait import wait_until
 
-from ...harness import evidence, timeline
 from ...harness import outcome as saved
+from ...harness import timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import UnloadOutcome, UnloadPlan
-from .scenario import close_clients, drain
+from .scenario import drain, on_a_and_b, read_verdict
 
 CATCH_UP_S = 90.0
 
@@ -81,46 +80,40 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
             admin.request("POST", admin.namespace_path(namespace) + "/deduplication", json=True)
     settings = {"replicationProducerQueueSize": or_refusal(a.admin().runtime_config).get("replicationProducerQueueSize"),
                 "dedup_on_b": or_refusal(b.admin().request, "GET", b.admin().namespace_path(namespace) + "/deduplication")}
-    client_a, client_b = a.client(operation_timeout_seconds=10), b.client(operation_timeout_seconds=10)
     unloads, catch_up, b_stored, errors = [], {}, [], []
-    with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"],
-                 scenario={"seed": seed, "name": name, **asdict(plan)}) as capture:
-        try:
-            capture.must_see(topic, SUBSCRIPTION)
-            within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(
-                topic, SUBSCRIPTION, consumer_type=pulsar.ConsumerType.Shared,
-                initial_position=pulsar.InitialPosition.Earliest)).close()
-            producers = [capture.producer(client_a, topic, name=f"p-a{k}", cluster="blue", batching_enabled=False,
-                                          producer_name=f"p-a{k}-{capture.run_id}", send_timeout_millis=60_000)
-                         for k in range(1, plan.producers + 1)]
-            _throttle(a.admin(), namespace, plan.throttle)
-            line.mark(f"A's replicator throttled to {plan.throttle} msg/s; {plan.producers} producer(s) write "
-                      f"{plan.rate:.0f} msg/s for {plan.seconds:.0f} s")
-            until = time.monotonic() + plan.seconds
-            writers = [threading.Thread(target=_write, args=(p, plan.rate / plan.producers, until, errors), daemon=True)
-                       for p in producers]
-            for w in writers:
-                w.start()
-            time.sleep(plan.unload_at_s)
-            unloads = [_unload(deployment, c, namespace, topic, line) for c in ("blue", "green")]
-            for w in writers:
-                w.join(plan.seconds + 90)
-            line.mark(f"producers stopped ({len(errors)} failed sends)")
-            _throttle(a.admin(), namespace, None)
-            lifted = line.mark("throttle lifted: A's replicator drains")
-            caught_up = wait_until(lambda: observe.replicated(a, b, topic), timeout=CATCH_UP_S, interval=0.5)
-            catch_up = {"caught_up_s": round((time.time_ns() - lifted) / 1e9, 2) if caught_up else None,
-                        "replicator": observe.replicator(a, b, topic)}
-            line.mark("B holds every entry A has" if caught_up else f"B did NOT catch up within {CATCH_UP_S:.0f} s")
-            b_stored = [list(p) for p in observe.stored_all(client_b, topic)]
-            on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green",
-                                    consumer_type=pulsar.ConsumerType.Shared)
-            received = drain(on_b, quiet=3.0, timeout=90)
-            line.mark(f"B: {len(b_stored)} entries; the consumer on B got {received}")
-        finally:
-            close_clients(line, A=client_a, B=client_b)
-    columns = evidence.read_capture(run_dir)
-    verdict = timeline.spark_verdict(run_dir, columns, line)
+    with on_a_and_b(a, b, run_dir, name, plan, seed=seed, line=line) as (capture, client_a, client_b):
+        capture.must_see(topic, SUBSCRIPTION)
+        within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(
+            topic, SUBSCRIPTION, consumer_type=pulsar.ConsumerType.Shared,
+            initial_position=pulsar.InitialPosition.Earliest)).close()
+        producers = [capture.producer(client_a, topic, name=f"p-a{k}", cluster="blue", batching_enabled=False,
+                                      producer_name=f"p-a{k}-{capture.run_id}", send_timeout_millis=60_000)
+                     for k in range(1, plan.producers + 1)]
+        _throttle(a.admin(), namespace, plan.throttle)
+        line.mark(f"A's replicator throttled to {plan.throttle} msg/s; {plan.producers} producer(s) write "
+                  f"{plan.rate:.0f} msg/s for {plan.seconds:.0f} s")
+        until = time.monotonic() + plan.seconds
+        writers = [threading.Thread(target=_write, args=(p, plan.rate / plan.producers, until, errors), daemon=True)
+                   for p in producers]
+        for w in writers:
+            w.start()
+        time.sleep(plan.unload_at_s)
+        unloads = [_unload(deployment, c, namespace, topic, line) for c in ("blue", "green")]
+        for w in writers:
+            w.join(plan.seconds + 90)
+        line.mark(f"producers stopped ({len(errors)} failed sends)")
+        _throttle(a.admin(), namespace, None)
+        lifted = line.mark("throttle lifted: A's replicator drains")
+        caught_up = wait_until(lambda: observe.replicated(a, b, topic), timeout=CATCH_UP_S, interval=0.5)
+        catch_up = {"caught_up_s": round((time.time_ns() - lifted) / 1e9, 2) if caught_up else None,
+                    "replicator": observe.replicator(a, b, topic)}
+        line.mark("B holds every entry A has" if caught_up else f"B did NOT catch up within {CATCH_UP_S:.0f} s")
+        b_stored = [list(p) for p in observe.stored_all(client_b, topic)]
+        on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green",
+                                consumer_type=pulsar.ConsumerType.Shared)
+        received = drain(on_b, quiet=3.0, timeout=90)
+        line.mark(f"B: {len(b_stored)} entries; the consumer on B got {received}")
+    columns, verdict = read_verdict(run_dir, line)
     out = UnloadOutcome(name, run_dir, topic, plan, verdict, line.markers, unloads, settings,
                         catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_stored, columns)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "unloads": unloads, "settings": settings,
