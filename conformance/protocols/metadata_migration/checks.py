@@ -10,7 +10,8 @@ CHECKS = Checks(
     scenarios=("metadata-migration",),
     checks=(
         Check("metadata-migration/<scenario>/phases", ("PIP454-R01",),
-              "the status endpoint, polled every 50 ms, shows the PIP's phases in order and an end phase"),
+              "the phases, polled every 50 ms (the status endpoint's; ZooKeeper's migration flag's where only "
+              "that ends), go in the PIP's order to an end phase"),
         Check("metadata-migration/<scenario>/writes-refused", ("PIP454-R02",),
               "every namespace, policy and topic write made inside PREPARATION/COPYING is refused; none accepted is lost"),
         Check("metadata-migration/<scenario>/ephemerals-recreated", ("PIP454-R03",),
@@ -26,7 +27,8 @@ CHECKS = Checks(
         Check("metadata-migration/<scenario>/after-cutover", ("PIP454-R08",),
               "after COMPLETED every kind of write is accepted, a conditional update works, all is there on oxia://"),
         Check("metadata-migration/<scenario>/rest", ("PIP454-R09",),
-              "the migration starts over REST and the status shows the phase and the target"),
+              "the migration starts over REST and the status shows the phase and the target, the end phase the "
+              "broker logged and ZooKeeper's flag held included"),
         Check("metadata-migration/<scenario>/read-only-window", ("PIP454-R10",),
               "the read-only window (PREPARATION seen to COMPLETED seen) is under 30 s; the figure is in the report"),
         Check("metadata-migration/<scenario>/other-target", ("PIP454-R11",),

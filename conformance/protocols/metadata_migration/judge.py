@@ -1,10 +1,16 @@
 """The verdicts of a PIP-454 run, as pure functions of its record (``metadata-migration.json``):
-the phases the status endpoint showed, the metadata writes and their answers, the two stores
-compared, the broker's log marks, the retry after FAILED, and Spark's verdict on the traffic.
+the phases the status endpoint showed and those ZooKeeper's migration flag held, the metadata
+writes and their answers, the two stores compared, the broker's log marks, the retry after FAILED,
+and Spark's verdict on the traffic.
 
 Each returns ``(ok, evidence)``; ``ok`` None when the run never reached the state the check is
 about (a start refused, no write inside the window): no evidence is never a pass. ``judge`` gives
-every row a scenario records, from its outcome (outcome.py)."""
+every row a scenario records, from its outcome (outcome.py).
+
+The phases the checks judge (``phase_source``) are the status endpoint's where they reach an end
+phase, else the flag's where those do (4.2.4's status stays COPYING after the coordinator wrote
+COMPLETED: docs/findings.md F-454-10), said in the evidence; PIP454-R09 (``rest``) judges the status
+alone, since the status must say what happened."""
 from __future__ import annotations
 
 import re
@@ -14,12 +20,45 @@ from . import trace
 from .outcome import Outcome
 
 READ_ONLY = ("PREPARATION", "COPYING")
+DONE = ("COMPLETED", "FAILED")
 # The PIP's phases in order; FAILED may follow any of them
 ORDER = ("NOT_STARTED", "PREPARATION", "COPYING", "COMPLETED")
 
 
 def _seconds(ns: int, since: int) -> float:
     return round((ns - since) / 1e9, 3)
+
+
+def phase_source(doc: dict) -> tuple[dict, str | None]:
+    """The record the phase checks judge, and None or the sentence saying its phases are not the
+    status endpoint's: the status's where it reached an end phase; else ZooKeeper's flag's where
+    that did (the phase the coordinator wrote); else the status's, which end nowhere."""
+    status = doc["phases"]
+    if any(p["phase"] in DONE for p in status):
+        return doc, None
+    end = flag_end(doc)
+    if end is None:
+        return doc, None
+    flag = doc["zookeeper_flag"]
+    seen = flag["seen"]
+    stuck = status[-1]["phase"] if status else "unanswered"
+    known = " (F-454-10)" if stuck == "COPYING" and end["phase"] == "COMPLETED" else ""
+    note = (f"phases from ZooKeeper's flag, the status stuck at {stuck}{known}; {end['phase']} read from "
+            f"ZooKeeper's {flag.get('path')} {_after_start(doc, end['ns'])}")
+    return {**doc, "phases": seen, "status_phases": status}, note
+
+
+def _after_start(doc: dict, ns: int) -> str:
+    """"at +x s after the start call" (after the first phase read in records without its time)."""
+    if doc["start"].get("sent_ns"):
+        return f"at +{_seconds(ns, doc['start']['sent_ns'])} s after the start call"
+    first = min(p["ns"] for p in doc["phases"] + ((doc.get("zookeeper_flag") or {}).get("seen") or []))
+    return f"at +{_seconds(ns, first)} s after the first phase read"
+
+
+def flag_end(doc: dict) -> dict | None:
+    """The first end phase ZooKeeper's flag held ({"ns", "phase", ...}), if it was read and had one."""
+    return next((p for p in (doc.get("zookeeper_flag") or {}).get("seen") or [] if p["phase"] in DONE), None)
 
 
 def phase_path(doc: dict) -> str:
@@ -60,7 +99,8 @@ def phases(doc: dict) -> tuple[bool | None, str]:
             continue
         if a not in ORDER or b not in ORDER or ORDER.index(b) < ORDER.index(a):
             bad.append(f"{a} -> {b}")
-    said = f"phases seen every 50 ms over REST: {phase_path(doc)}"
+    where = "in ZooKeeper's flag" if "status_phases" in doc else "over REST"  # phase_source's record
+    said = f"phases seen every 50 ms {where}: {phase_path(doc)}"
     if bad:
         return False, f"{said}; out of the PIP's order: {', '.join(bad)}"
     if seen[-1] not in ("COMPLETED", "FAILED"):
@@ -259,8 +299,14 @@ def rest(doc: dict) -> tuple[bool | None, str]:
     logged = _logged_end(doc)
     seen = [p["phase"] for p in doc["phases"]]
     if logged and logged not in seen:
-        return False, said + (f"; the broker logged the migration {logged} (log line "
-                              f"{doc['log_marks'][logged.lower()]}) but the status never said so")
+        said += (f"; the broker logged the migration {logged} (log line "
+                 f"{doc['log_marks'][logged.lower()]}) but the status never said so")
+    flagged = flag_end(doc)
+    if flagged and flagged["phase"] not in seen:
+        said += (f"; ZooKeeper's {doc['zookeeper_flag'].get('path')} held {flagged['phase']} "
+                 f"{_after_start(doc, flagged['ns'])} (polled beside the status) but the status never said so")
+    if (logged and logged not in seen) or (flagged and flagged["phase"] not in seen):
+        return False, said
     return bool(targets) and None not in targets, said
 
 
@@ -306,7 +352,8 @@ def judge(out: Outcome) -> list[Row]:
     prefix = f"metadata-migration/{out.name}"
     if out.target_broken:
         return [row(f"{prefix}/{check}", None, out.target_broken) for check in out.judged]
-    doc = out.to_json()
+    status = out.to_json()
+    doc, source = phase_source(status)
     rows = []
     for check in out.judged:
         name = f"{prefix}/{check}"
@@ -319,9 +366,18 @@ def judge(out: Outcome) -> list[Row]:
             rows.append(row(name, ok, said, figures=figures))
         elif check == "other-target":
             rows.append(row(name, *other_target(doc, out.other_source), unreachable_target=out.unreachable_target))
+        elif check == "rest":  # the status must say what happened: judged on its own phases
+            rows.append(from_judge(name, rest, status))
         else:
             rows.append(from_judge(name, JUDGES[check], doc))
+        if source and check in ON_PHASES:
+            rows[-1].evidence = f"{source}; {rows[-1].evidence}"
     return rows
+
+
+# the checks judged on the phases phase_source gives (the others do not read them)
+ON_PHASES = ("phases", "writes-refused", "ephemerals-recreated", "versions-preserved", "rollback", "after-cutover",
+             "read-only-window")
 
 
 def phases_with_trace(doc: dict) -> tuple[bool | None, str]:

@@ -1,10 +1,12 @@
-"""What a PIP-454 run watches while the migration goes: the phase over REST, and metadata writes
-probing whether the cluster refuses them (both threads, timestamps on one clock: time.time_ns)."""
+"""What a PIP-454 run watches while the migration goes: the phase over REST, the migration flag in
+ZooKeeper (the phase the coordinator wrote), and metadata writes probing whether the cluster refuses
+them (three threads, timestamps on one clock: time.time_ns)."""
 from __future__ import annotations
 
+import json
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.wait import wait_until
@@ -13,6 +15,13 @@ STATUS = Admin.METADATA_MIGRATION_STATUS
 START = Admin.METADATA_MIGRATION_START
 DONE = ("COMPLETED", "FAILED")
 READ_ONLY = ("PREPARATION", "COPYING")  # the PIP's phases in which every metadata write is refused
+# MigrationState.MIGRATION_FLAG_PATH (4.2.4 and 5.0.0-M1): the coordinator writes the phase there, in
+# the source store, as MigrationState's JSON ({"phase": ..., "targetUrl": ...}); every participant
+# watches it. No node: NOT_STARTED (MetadataMigrationBase.getStatus answers so too).
+FLAG_PATH = "/pulsar/migration-coordinator/migration"
+# how long the run waits for the status to show an end phase ZooKeeper's flag already holds (4.2.4's
+# status never does, F-454-10; a status a poll or two behind the flag is not stuck)
+STATUS_GRACE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -46,36 +55,37 @@ def start(admin, target: str) -> Answer:
     return answer
 
 
-@dataclass
-class Phases:
-    """Every phase change the status endpoint showed, polled every ``interval`` seconds."""
+class _Series:
+    """A phase polled every ``interval`` seconds by a thread; ``seen`` holds each change
+    ({"ns", "phase", "target"}, ns when the answer came), ``errors`` the polls that gave none."""
 
-    admin: object
-    interval: float = 0.05
-    seen: list[dict] = field(default_factory=list)  # {"ns", "phase", "target"}; answers without a phase: "?"
-    errors: int = 0
-
-    def __post_init__(self):
+    def __init__(self, interval: float = 0.05):
+        self.interval = interval
+        self.seen: list[dict] = []
+        self.errors = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="phases", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=type(self).__name__, daemon=True)
 
-    def begin(self) -> Phases:
+    def read(self) -> dict | None:
+        """{"phase", "target", ...} now (and "ns" when the answer came, if not now), or None when
+        there is no answer."""
+        raise NotImplementedError
+
+    def begin(self):
         self._thread.start()
         return self
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            answer = call(self.admin, "GET", STATUS)
-            phase = answer.body.get("phase", "?") if answer.ok and isinstance(answer.body, dict) else None
-            if phase is None:
+            state = self.read()
+            if state is None:
                 self.errors += 1
-            elif not self.seen or self.seen[-1]["phase"] != phase:
-                self.seen.append({"ns": answer.answered_ns, "phase": phase,
-                                  "target": answer.body.get("targetUrl") if isinstance(answer.body, dict) else None})
+            elif not self.seen or self.seen[-1]["phase"] != state["phase"]:
+                self.seen.append({"ns": time.time_ns(), **state})
             time.sleep(self.interval)
 
     def wait_for(self, phases: tuple[str, ...], timeout: float) -> str | None:
-        """The first of ``phases`` the status showed within ``timeout`` seconds, else None."""
+        """The first of ``phases`` the series showed within ``timeout`` seconds, else None."""
         def reached() -> str | None:
             phase = self.current()
             return phase if phase in phases else None
@@ -87,8 +97,97 @@ class Phases:
 
     def end(self) -> list[dict]:
         self._stop.set()
-        self._thread.join(20)
+        if self._thread.is_alive():
+            self._thread.join(20)
+        self.close()
         return self.seen
+
+    def close(self) -> None:
+        """Release what ``read`` holds (after the thread stopped)."""
+
+
+class Phases(_Series):
+    """Every phase change the status endpoint showed; answers without a phase: "?"."""
+
+    def __init__(self, admin, interval: float = 0.05):
+        super().__init__(interval)
+        self.admin = admin
+
+    def read(self) -> dict | None:
+        answer = call(self.admin, "GET", STATUS)
+        if not answer.ok:
+            return None
+        body = answer.body if isinstance(answer.body, dict) else {}
+        return {"ns": answer.answered_ns, "phase": body.get("phase", "?"), "target": body.get("targetUrl")}
+
+
+def flag_state(value: bytes | None, version: int | None) -> dict:
+    """The flag node's value as the series records it: MigrationState's JSON read as Jackson wrote it;
+    no node is NOT_STARTED; a value that is not that JSON is "?" with its first bytes."""
+    if value is None:
+        return {"phase": "NOT_STARTED", "target": None, "version": None}
+    try:
+        doc = json.loads(value)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or not isinstance(doc.get("phase"), str):
+        return {"phase": "?", "target": None, "version": version, "raw": value[:200].decode(errors="replace")}
+    return {"phase": doc["phase"], "target": doc.get("targetUrl"), "version": version}
+
+
+class ZooKeeperFlag(_Series):
+    """Every change of the migration flag in the source ZooKeeper (``FLAG_PATH``, read with kazoo
+    outside Pulsar): the phase the coordinator wrote, whatever the status endpoint answers (4.2.4's
+    status reads the flag through the dual store, from the target's copy once COMPLETED: F-454-10)."""
+
+    def __init__(self, port: int, interval: float = 0.05, path: str = FLAG_PATH):
+        super().__init__(interval)
+        self.port, self.path = port, path
+        self._zk = None
+
+    def read(self) -> dict | None:
+        from kazoo.exceptions import NoNodeError
+
+        try:
+            if self._zk is None:
+                from kazoo.client import KazooClient
+
+                self._zk = KazooClient(hosts=f"127.0.0.1:{self.port}", timeout=10)
+                self._zk.start(timeout=10)
+            try:
+                value, stat = self._zk.get(self.path)
+            except NoNodeError:
+                return flag_state(None, None)
+            return flag_state(value or b"", stat.version)
+        except Exception:  # noqa: BLE001 - a poll without an answer is counted, the next one tries again
+            self.close()
+            return None
+
+    def close(self) -> None:
+        zk, self._zk = self._zk, None
+        if zk is not None:
+            try:
+                zk.stop()
+                zk.close()
+            except Exception:  # noqa: BLE001, S110 - closing a client whose server is gone
+                pass
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "seen": self.seen, "errors": self.errors}
+
+
+def wait_for_end(status: Phases, flag: ZooKeeperFlag, timeout: float,
+                 grace: float = STATUS_GRACE_S) -> tuple[str | None, str | None]:
+    """The end phase the status showed and the one ZooKeeper's flag holds: waits up to ``timeout``
+    seconds for either, then up to ``grace`` more for the status to say what the flag says."""
+    def ended() -> bool:
+        return status.current() in DONE or flag.current() in DONE
+
+    wait_until(ended, timeout=timeout, interval=0.02)
+    if flag.current() in DONE and status.current() not in DONE:
+        status.wait_for(DONE, grace)
+    return (status.current() if status.current() in DONE else None,
+            flag.current() if flag.current() in DONE else None)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What a PIP-454 run leaves to be judged (``Outcome``, saved as outcome.json by harness/outcome.py;
 ``to_json`` is the record the judges read, metadata-migration.json): the phases the status
-endpoint showed, the metadata writes and their answers, the two stores compared, the broker's log
+endpoint showed and those ZooKeeper's migration flag held, the metadata writes and their answers, the two stores compared, the broker's log
 marks, the retry after FAILED, Spark's verdict on the traffic, and the checks the scenario asks for."""
 from __future__ import annotations
 
@@ -25,9 +25,12 @@ class Outcome:
     plan: Plan
     run_dir: Path
     start: dict  # the start call's answer
-    phases: list[dict]
+    phases: list[dict]  # the status endpoint's: {"ns", "phase", "target"} at each change
     writes: list[dict]
     participants_before: int | None
+    # the migration flag in the source ZooKeeper, polled beside the status (observe.ZooKeeperFlag):
+    # {"path", "seen": [{"ns", "phase", "target", "version"}], "errors"}; None in runs before it was read
+    zookeeper_flag: dict | None = None
     kept: dict[str, bool] = field(default_factory=dict)  # accepted write -> present after the run
     comparison: dict | None = None
     oxia_ephemerals: list[str] = field(default_factory=list)

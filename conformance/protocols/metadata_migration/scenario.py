@@ -1,11 +1,14 @@
-"""One PIP-454 run on a Pulsar 5.x standalone on ZooKeeper with an Oxia server beside it.
+"""One PIP-454 run on a Pulsar 4.2+ standalone on ZooKeeper with an Oxia server beside it.
 
 Metadata is seeded (``nodes`` namespaces, each with a topic), traffic runs on a topic through the
 whole run (captured, Spark-checked), metadata writes probe the cluster every 50 ms, the phase is
-polled every 50 ms, and the migration is started over REST. Then, by ``fault``:
-  - none: the migration runs to its end; both stores are read and compared, a conditional write
-    is made on the cutover store, and the broker is restarted on ``oxia://`` (what an operator
-    does after COMPLETED) to see every accepted write and the traffic's topic there;
+polled every 50 ms over REST and in ZooKeeper's migration flag (observe.FLAG_PATH: what the
+coordinator wrote, where 4.2.4's status stops at COPYING: F-454-10), and the migration is started
+over REST. Then, by ``fault``:
+  - none: the migration runs to its end (the status or the flag says COMPLETED); both stores are
+    read and compared, a conditional write is made on the cutover store, and the broker is
+    restarted on ``oxia://`` (what an operator does after COMPLETED) to see every accepted write
+    and the traffic's topic there;
   - oxia: the Oxia server is killed as soon as COPYING shows; the run waits for FAILED, checks
     writes are back on ZooKeeper, restarts Oxia and starts the migration again (how many
     participants are waited for the second time);
@@ -41,10 +44,11 @@ LOG_MARKS = {"ephemerals": r"Found (\d+ )?local ephemeral nodes to recreate", "p
 
 
 def _flag(port: int) -> str | None:
-    """The migration flag as ZooKeeper holds it (what a broker reads when it starts)."""
+    """The migration flag as ZooKeeper holds it (what a broker reads when it starts); its parent,
+    COORDINATOR, holds nothing (4.2.4's coordinator-killed run that read it there recorded '')."""
     try:
         with stores.zookeeper_client(port, 10) as zk:
-            value, _ = zk.get(COORDINATOR)
+            value, _ = zk.get(observe.FLAG_PATH)
             return (value or b"").decode(errors="replace")[:300]
     except Exception as error:  # noqa: BLE001 - said as the evidence
         return f"unreadable: {type(error).__name__}"
@@ -85,12 +89,14 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
     before = _participants(zk_port)
     prober = observe.Prober(admin, TENANT, BASE)
     phases = observe.Phases(admin)
+    flag = observe.ZooKeeperFlag(zk_port)  # the phase the coordinator wrote (4.2.4's status stops: F-454-10)
     loads = [TopicLoad(DATA_TOPIC, (Sub("s", "Shared"),), rate=plan.rate)] if plan.rate else []
     with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"], scenario={"name": name, **asdict(plan)}) as capture:
         traffic = Traffic(capture, cluster, loads)
         try:
             traffic.start()
             phases.begin()
+            flag.begin()
             prober.begin()
             time.sleep(1.5)
             started = observe.start(admin, plan.target or oxia_url)
@@ -98,8 +104,10 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
             fault = {}
             if started.ok:
                 fault = _fault(deployment, cluster_name, plan, phases, line)
-                end = None if fault.get("restart_error") else phases.wait_for(observe.DONE, plan.timeout_s)
-                line.mark(f"phase {end or phases.current()} ({' -> '.join(p['phase'] for p in phases.seen)})")
+                if not fault.get("restart_error"):
+                    observe.wait_for_end(phases, flag, plan.timeout_s)
+                line.mark(f"status {phases.current()} ({' -> '.join(p['phase'] for p in phases.seen)}); "
+                          f"ZooKeeper's flag {flag.current()} ({' -> '.join(p['phase'] for p in flag.seen)})")
             time.sleep(3.0)  # writes after the end: accepted again?
             prober.end()
             line.mark("metadata writes stop; producers stop")
@@ -107,13 +115,15 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
         finally:
             prober.end()
             phases.end()
+            flag.end()
             traffic.close()
     line.hung(traffic.hung)
     out = Outcome(name, plan, run_dir, started.__dict__ | {"ok": started.ok}, phases.seen,
-                  [w.to_json() for w in prober.writes], before, fault=fault, judged=tuple(judged))
+                  [w.to_json() for w in prober.writes], before, zookeeper_flag=flag.to_json(), fault=fault,
+                  judged=tuple(judged))
     out.log_marks = _log_marks("\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:]))
     out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
-    if phases.current() == "COMPLETED":
+    if "COMPLETED" in (phases.current(), flag.current()):  # the flag says so where the status does not (F-454-10)
         _after_cutover(deployment, cluster_name, out, prober, line)
     elif plan.fault == "oxia" and phases.current() == "FAILED":
         out.retry = _retry(deployment, cluster_name, zk_port, oxia_url, line)

@@ -218,3 +218,119 @@ def test_the_log_marks_read_both_releases_lines():
                  "INFO  DualMetadataStore - Found local ephemeral nodes to recreate {\"count\":3}"):
         assert _log_marks(f"start\n{line}\nStarting persistent data copy...")["ephemerals"] == 1
     assert _log_marks("All data copied. total records=800")["copied"] == 0
+
+
+# ZooKeeper's migration flag polled beside the status (observe.ZooKeeperFlag); 4.2.4's status stays
+# COPYING after the coordinator wrote COMPLETED there (docs/findings.md F-454-10)
+FLAG = "/pulsar/migration-coordinator/migration"
+
+
+def _flag(*phases):
+    return {"path": FLAG, "errors": 0, "seen": [
+        {"ns": int(t * S), "phase": p, "target": None if p == "NOT_STARTED" else "oxia://x/default",
+         "version": None if p == "NOT_STARTED" else v} for v, (p, t) in enumerate(phases, start=-1)]}
+
+
+def stuck_at_copying(flag_end="COMPLETED") -> dict:
+    """4.2.4 as it ran: the coordinator logged the migration complete and wrote COMPLETED in
+    ZooKeeper, the status went on answering COPYING; the scenario compared and restarted after the flag."""
+    doc = conforming()
+    doc["phases"] = [p for p in doc["phases"] if p["phase"] != "COMPLETED"]
+    doc["zookeeper_flag"] = _flag(("NOT_STARTED", 0), ("PREPARATION", 0.98), ("COPYING", 1.48), (flag_end, 2.97))
+    doc["start"]["sent_ns"] = int(0.9 * S)
+    return doc
+
+
+def _judged(doc: dict, checks=("phases", "writes-refused", "ephemerals-recreated", "participants-waited",
+                               "versions-preserved", "after-cutover", "rest", "read-only-window")):
+    from pathlib import Path
+
+    from pulsar_conformance.conformance.protocols.metadata_migration.outcome import Outcome, Plan
+
+    fields = {k: v for k, v in doc.items() if k != "plan"}
+    out = Outcome("migrate", Plan(**doc["plan"]), Path("."), **{k: fields.pop(k) for k in ("start", "phases", "writes")},
+                  participants_before=fields.pop("participants_before"), judged=tuple(checks), **fields)
+    return {r.check.rsplit("/", 1)[-1]: r for r in judge.judge(out)}
+
+
+def test_a_status_stuck_at_copying_is_judged_on_zookeepers_flag_and_says_so():
+    rows = _judged(stuck_at_copying())
+    verdicts = {k: r.ok for k, r in rows.items()}
+    # on the status alone (the old judge) every one of these was unknown
+    assert verdicts == {"phases": True, "writes-refused": True, "ephemerals-recreated": True, "participants-waited": True,
+                        "versions-preserved": True, "after-cutover": True, "rest": False, "read-only-window": True}
+    said = ("phases from ZooKeeper's flag, the status stuck at COPYING (F-454-10); COMPLETED read from ZooKeeper's "
+            f"{FLAG} at +2.07 s after the start call")
+    for check in ("phases", "writes-refused", "versions-preserved", "after-cutover", "read-only-window"):
+        assert rows[check].evidence.startswith(said), rows[check].evidence
+    assert "in ZooKeeper's flag: NOT_STARTED -> PREPARATION -> COPYING -> COMPLETED" in rows["phases"].evidence
+    assert rows["read-only-window"].details["figures"]["window_s"] == 1.99  # the flag's PREPARATION to its COMPLETED
+    # the status must say what happened: R09 is the status's alone, and it never said COMPLETED
+    assert "ZooKeeper's" not in rows["rest"].evidence.split(";")[0]
+    assert "never said so" in rows["rest"].evidence
+
+
+def test_the_flag_judges_a_write_accepted_inside_its_window():
+    doc = stuck_at_copying()
+    doc["writes"][2] = _write("policy", 1.6, True)  # accepted while the flag said COPYING
+    assert _judged(doc, ("writes-refused",))["writes-refused"].ok is False
+    doc = stuck_at_copying()
+    doc["writes"][-1] = _write("topic", 3.4, False)  # refused after the flag said COMPLETED
+    assert _judged(doc, ("after-cutover",))["after-cutover"].ok is False
+
+
+def test_neither_the_status_nor_the_flag_completing_stays_unknown():
+    # a mutant: the broker logged the migration complete, but neither the status nor ZooKeeper's flag
+    # ever said COMPLETED (the scenario then compares and restarts nothing); no evidence is no pass
+    doc = stuck_at_copying(flag_end="COPYING")
+    doc["zookeeper_flag"]["seen"].pop()
+    doc["comparison"] = doc["cas_after"] = doc["restarted_on_oxia"] = None
+    rows = _judged(doc)
+    for check in ("phases", "writes-refused", "versions-preserved", "after-cutover", "read-only-window"):
+        assert rows[check].ok is None, (check, rows[check].evidence)
+        assert "ZooKeeper's flag" not in rows[check].evidence
+    assert rows["rest"].ok is False
+    # even with the after-cutover evidence at hand, no end phase anywhere leaves the window and the cutover unjudged
+    doc = stuck_at_copying(flag_end="COPYING")
+    doc["zookeeper_flag"]["seen"].pop()
+    rows = _judged(doc)
+    assert {rows[c].ok for c in ("phases", "writes-refused", "after-cutover", "read-only-window")} == {None}
+
+
+def test_a_status_that_reaches_its_end_keeps_its_verdicts_whatever_the_flag_says():
+    # 5.0.0-M1: the status says COMPLETED (or FAILED); the flag read beside it changes nothing
+    for end in ("COMPLETED", "FAILED"):
+        plain = conforming()
+        plain["phases"][-1]["phase"] = end
+        with_flag = copy.deepcopy(plain)
+        with_flag["zookeeper_flag"] = _flag(("NOT_STARTED", 0), ("PREPARATION", 0.5), ("COPYING", 0.6), (end, 9.0))
+        before, after = _judged(plain), _judged(with_flag)
+        assert {k: r.ok for k, r in after.items()} == {k: r.ok for k, r in before.items()}, end
+        assert all(a.evidence == b.evidence for a, b in zip(after.values(), before.values(), strict=True))
+        # a status that says another end than the coordinator wrote did not say what happened
+        with_flag["zookeeper_flag"]["seen"][-1]["phase"] = "FAILED" if end == "COMPLETED" else "COMPLETED"
+        assert _judged(with_flag, ("rest",))["rest"].ok is False
+    # a 5.0.0-M1 failure stays a failure: a write accepted inside the status's window
+    doc = conforming()
+    doc["writes"][2] = _write("policy", 1.6, True)
+    doc["zookeeper_flag"] = _flag(("NOT_STARTED", 0), ("PREPARATION", 0.98), ("COPYING", 1.48), ("COMPLETED", 2.97))
+    assert _judged(doc, ("writes-refused",))["writes-refused"].ok is False
+
+
+def test_rest_fails_when_the_flag_ended_and_the_status_never_said_so():
+    # without the broker's log line too: the flag alone shows what the status failed to say
+    doc = stuck_at_copying()
+    doc["log_marks"]["completed"] = None
+    ok, said = judge.rest(doc)
+    assert ok is False and f"ZooKeeper's {FLAG} held COMPLETED at +2.07 s after the start call" in said
+    doc["phases"].append({"ns": int(4 * S), "phase": "COMPLETED", "target": "oxia://x/default"})
+    assert judge.rest(doc)[0] is True
+
+
+def test_a_failed_flag_judges_the_rollback():
+    doc = stuck_at_copying(flag_end="FAILED")
+    doc["plan"]["fault"] = "oxia"
+    row_ = _judged(doc, ("rollback",))["rollback"]
+    assert row_.ok is True and row_.evidence.startswith("phases from ZooKeeper's flag, the status stuck at COPYING; FAILED")
+    doc["writes"][-1] = _write("topic", 3.4, False)  # refused after the flag said FAILED
+    assert _judged(doc, ("rollback",))["rollback"].ok is False

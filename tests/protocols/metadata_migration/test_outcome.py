@@ -70,3 +70,28 @@ def test_a_broken_target_leaves_every_check_unknown(tmp_path):
     saved.save(out, tmp_path)
     rows = judge.judge(saved.load(Outcome, tmp_path))
     assert {r.ok for r in rows} == {None} and len(rows) == len(MIGRATE)
+
+
+def test_the_zookeeper_flag_series_is_saved_and_judged_from_the_loaded_copy(tmp_path):
+    # 4.2.4: the status stops at COPYING; the flag's COMPLETED, read beside it, is judged offline too
+    out = _outcome(tmp_path)
+    out.phases = out.phases[:-1]
+    out.zookeeper_flag = {"path": "/pulsar/migration-coordinator/migration", "errors": 0, "seen": [
+        {"ns": int(t * S), "phase": p, "target": "oxia://x/default", "version": v}
+        for v, (p, t) in enumerate((("PREPARATION", 1.0), ("COPYING", 1.5), ("COMPLETED", 3.0)))]}
+    saved.save(out, tmp_path)
+    loaded = saved.load(Outcome, tmp_path)
+    assert loaded == out
+    verdicts = {r.check.rsplit("/", 1)[-1]: r.ok for r in judge.judge(loaded)}
+    assert verdicts["phases"] is True and verdicts["read-only-window"] is True and verdicts["rest"] is False
+
+
+def test_an_outcome_saved_before_the_flag_was_read_loads_without_it(tmp_path):
+    import json
+
+    out = _outcome(tmp_path)
+    path = saved.save(out, tmp_path)
+    doc = json.loads(path.read_text())
+    del doc["outcome"]["zookeeper_flag"]
+    path.write_text(json.dumps(doc))
+    assert saved.load(Outcome, tmp_path).zookeeper_flag is None
