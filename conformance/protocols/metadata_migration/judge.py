@@ -158,6 +158,8 @@ def ephemerals(doc: dict) -> tuple[bool | None, str]:
             f"ephemeral records in Oxia after the migration: broker {broker or 'none'}, bookie {bookie or 'none'}")
     if doc["phases"] and doc["phases"][-1]["phase"] != "COMPLETED":
         return (False if not before else None), said
+    if doc.get("comparison") is None:  # Oxia never read after COMPLETED: no record is not a missing one
+        return (False if not before else None), said + "; Oxia was not read after the migration"
     return before and bool(broker) and bool(bookie), said
 
 
@@ -284,6 +286,8 @@ def after_cutover(doc: dict) -> tuple[bool | None, str]:
                  f"{' (' + ', '.join(missing[:6]) + ')' if missing else ''}, new namespace -> {restarted.get('namespace_created')}")
     if not after:
         return None, said
+    if not cas and not restarted:  # the run checked nothing after the cutover: refusals alone do not pass it
+        return (False if refused_kinds else None), said + "; no conditional update and no restart on the target were made"
     ok = (not refused_kinds and cas.get("update") == 200 and not missing and not restarted.get("restart_error")
           and restarted.get("namespace_created") in (200, 204))
     return ok, said

@@ -334,3 +334,23 @@ def test_a_failed_flag_judges_the_rollback():
     assert row_.ok is True and row_.evidence.startswith("phases from ZooKeeper's flag, the status stuck at COPYING; FAILED")
     doc["writes"][-1] = _write("topic", 3.4, False)  # refused after the flag said FAILED
     assert _judged(doc, ("rollback",))["rollback"].ok is False
+
+
+def test_a_cutover_nobody_looked_at_is_unknown_not_failed():
+    # a record whose stores were never read after COMPLETED (a run before the flag was read, judged on
+    # a flag added to it): empty Oxia ephemerals and no conditional update are no evidence either way
+    doc = stuck_at_copying()
+    doc["comparison"] = doc["cas_after"] = doc["restarted_on_oxia"] = None
+    doc["oxia_ephemerals"] = []
+    rows = _judged(doc, ("ephemerals-recreated", "after-cutover", "versions-preserved"))
+    assert {c: r.ok for c, r in rows.items()} == {"ephemerals-recreated": None, "after-cutover": None,
+                                                  "versions-preserved": None}
+    assert "Oxia was not read" in rows["ephemerals-recreated"].evidence
+    doc["log_marks"]["ephemerals"] = 30  # after the copy: that much the log shows alone
+    assert judge.ephemerals(_judged_doc(doc))[0] is False
+    doc["writes"][-1] = _write("topic", 3.4, False)  # every topic write after COMPLETED refused: shown alone
+    assert judge.after_cutover(_judged_doc(doc))[0] is False
+
+
+def _judged_doc(doc):
+    return judge.phase_source(doc)[0]
