@@ -17,9 +17,11 @@ from pathlib import Path
 import yaml
 
 from pulsar_conformance.output import progress
+from pulsar_conformance.protocols import protocol_options
 
 from . import archive, failover, identity, product, timings, values
 from .junit import read_junit, write_requirements_junit
+from .request import configuration
 from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
 
 CATEGORIES = [
@@ -43,9 +45,8 @@ def command_line(request) -> str:
         parts += ["--select", request.select]
     for flag, value in (("--deployment", request.deployment_option), ("--pulsar-version", request.pulsar_version),
                         ("--client-version", request.client_version),
-                        ("--java-client-version", request.java_client_version),
-                        ("--migration-tls", request.migration_tls), ("--out", request.out_option),
-                        ("--vendor", request.vendor), ("--product", request.product)):
+                        *((o.flag, request.option(o.field)) for o in protocol_options()),
+                        ("--out", request.out_option), ("--vendor", request.vendor), ("--product", request.product)):
         if value:
             parts += [flag, value]
     if request.deployment.topology != "standalone":
@@ -86,8 +87,7 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "product": described, "product_missing": product_missing,
         "versions": versions, "deployment": deployment.backend, "seed": request.seed,
-        "configuration": {"migration_tls": request.migration_tls or "off"}
-        if "cluster-migration" in profile.areas else {},
+        "configuration": configuration(request),  # the profile's protocols' options (reports/request.py)
         "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],
         "anomalies": {c["name"]: c["verdict"] for c in captures},

@@ -26,7 +26,7 @@ from pulsar_conformance.fixtures.deploy.topology import ENV as TOPOLOGY_ENV
 from pulsar_conformance.output import emit, progress
 
 from . import timings
-from .request import CertifyRequest, check_client
+from .request import CertifyRequest, check_client, option_environment
 
 _check_client = check_client  # its old name here: tests/protocols/client_failover import it so
 
@@ -116,10 +116,8 @@ def _child_env(request: CertifyRequest) -> dict:
         from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
 
         env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = DEFAULT_PULSAR_VERSION
-    if request.java_client_version:
-        env["PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"] = request.java_client_version
-    if request.migration_tls:
-        env["PULSAR_CONFORMANCE_MIGRATION_TLS"] = request.migration_tls
+    # the protocols' own options, each under the variable its descriptor names (read by its scenarios)
+    env.update(option_environment(request))
     return env
 
 

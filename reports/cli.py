@@ -24,13 +24,7 @@ def register(commands) -> None:
     p.add_argument("--client-version", default=None, metavar="V",
                    help="pulsar-client release the tests import (default: this environment's); another release "
                         "is installed once into <state dir>/clients/ and put first on the tests' PYTHONPATH")
-    p.add_argument("--java-client-version", default=None, metavar="V",
-                   help="pulsar-client-original release the Java client scenarios run (client-failover; default: the "
-                        "deployment's Pulsar release), resolved from Maven Central before anything starts")
-    p.add_argument("--migration-tls", default=None, metavar="MODE",
-                   help="TLS configuration of the cluster-migration profile: off (default), advertised (TLS brokers, "
-                        "green advertised with its TLS URL, plain clients), on (TLS clients too) or on-no-tls-url "
-                        "(TLS clients, green advertised without a TLS URL); docs/cluster-migration.md")
+    _protocol_options(p, PROFILES)
     p.add_argument("--out", default=None, help="bundle directory, new or empty (default reports/certify-<time>-<profile>/)")
     p.add_argument("--exclude", action="append", default=[], metavar="REQ[,REQ]",
                    help="narrow the profile: certify without these requirement ids (recorded in the bundle "
@@ -48,9 +42,7 @@ def register(commands) -> None:
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "
                         "OUT/summary.json counts each requirement's verdicts (pass 2/3) and marks the intermittent ones")
     p.add_argument("--matrix", default=None, metavar="AXIS=V1,V2",
-                   help="run the profile per release: pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0 or java-client=3.0.7,4.2.4, "
-                        "or per configuration: migration-tls=off,advertised,on (baseline first); "
-                        "each a bundle in OUT/AXIS-V, and OUT/compare.html side by side (exit 1 when any run fails)")
+                   help=_matrix_help())
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
     p.add_argument("--product", default=None, metavar="NAME|FILE",
                    help="PRODUCT.yaml: the product's name, or a YAML file (ending .yaml/.yml) with vendor, name, "
@@ -89,6 +81,36 @@ def register(commands) -> None:
                      "(exit 0 every file matches, 1 a file changed, is missing or was added, 2 no manifest, "
                      "64 not a bundle)")
     p.add_argument("bundle", metavar="BUNDLE|ARCHIVE", help="the folder certify wrote or its .tar.gz")
+
+
+def _protocol_options(p, profiles) -> None:
+    """The options only some protocols' scenarios read, from their descriptors, each help naming the
+    profiles that accept it (pulsar_conformance/protocols ProtocolOption)."""
+    from pulsar_conformance.protocols import declaring, protocol_options
+
+    for o in protocol_options():
+        if o.only_its_profiles:
+            own = [d.area for d in declaring(o)]
+            names = own + [name for name, profile in profiles.items()
+                           if name not in own and any(area in profile.areas for area in own)]
+            where = f"profiles: {', '.join(names)}"
+        else:
+            where = f"read by the {', '.join(d.area for d in declaring(o))} scenarios"
+        p.add_argument(o.flag, default=None, metavar=o.metavar, help=f"{o.help} ({where})")
+
+
+def _matrix_help() -> str:
+    from pulsar_conformance.protocols import protocol_options
+
+    axes = [o for o in protocol_options() if o.axis]
+    releases = ["pulsar=4.0.1,4.2.4", "client=3.4.0,3.13.0",
+                *(f"{o.axis}={o.example}" for o in axes if o.configuration_default is None)]
+    configurations = [f"{o.axis}={o.example}" for o in axes if o.configuration_default is not None]
+    text = f"run the profile per release: {', '.join(releases[:-1])} or {releases[-1]}"
+    if configurations:
+        text += f", or per configuration: {' or '.join(configurations)}"
+    return (text + " (baseline first); each a bundle in OUT/AXIS-V, and OUT/compare.html side by side "
+            "(exit 1 when any run fails)")
 
 
 def _results(args) -> int:

@@ -6,9 +6,13 @@ run cannot use is a ``UsageError`` (exit 64) raised here, before a folder, a clu
 process exists: a typo in the last value of a matrix used to cost a whole run and leave a
 half-written series.
 
-Cheap checks come first (profile, requirement ids, ``--select``, numbers, release numbers, TLS modes,
-paths), then the ones that look outside (the deployment file's clusters, Docker, the JDK, Maven, pip),
-so a typo is reported in milliseconds.
+Cheap checks come first (profile, requirement ids, ``--select``, numbers, release numbers, the
+protocols' own options, paths), then the ones that look outside (the deployment file's clusters,
+Docker, the JDK, Maven, pip), so a typo is reported in milliseconds.
+
+The options only one protocol's scenarios read (a TLS mode, a Java client release) are known here
+through the descriptors only (pulsar_conformance/protocols ``ProtocolOption``): which
+profiles accept each, its checks, its environment variable and its matrix axis.
 """
 from __future__ import annotations
 
@@ -22,16 +26,18 @@ from typing import Any
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import progress
+from pulsar_conformance.protocols import ProtocolOption, declaring, protocol_options
 
 from .profiles import Profile, get_profile
 from .releases import check_release
 
-# matrix axis -> the request field each cell overrides
-AXES = {"pulsar": "pulsar_version", "client": "client_version", "java-client": "java_client_version",
-        "migration-tls": "migration_tls"}
+# matrix axis -> the request field each cell overrides: every run's releases, then the protocols' axes
+AXES = {"pulsar": "pulsar_version", "client": "client_version",
+        **{o.axis: o.field for o in protocol_options() if o.axis}}
 MAX_REPEAT = 20
-MATRIX_FIX = ("e.g. --matrix pulsar=4.0.1,4.2.4, client=3.4.0,3.13.0, java-client=3.0.7,4.2.4 "
-              "or migration-tls=off,advertised,on (baseline first)")
+_EXAMPLES = ["pulsar=4.0.1,4.2.4", "client=3.4.0,3.13.0",
+             *(f"{o.axis}={o.example}" for o in protocol_options() if o.axis)]
+MATRIX_FIX = f"e.g. --matrix {', '.join(_EXAMPLES[:-1])} or {_EXAMPLES[-1]} (baseline first)"
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,8 @@ class CertifyRequest:
     matrix: Matrix | None = None
     pulsar_version: str | None = None
     client_version: str | None = None
-    java_client_version: str | None = None
-    migration_tls: str | None = None
+    # the protocols' own options given (ProtocolOption.field, value), in the descriptors' order
+    options: tuple[tuple[str, str], ...] = ()
     exclude: tuple[str, ...] = ()
     select: str | None = None
     vendor: str | None = None
@@ -98,8 +104,32 @@ class CertifyRequest:
 
         return prepare(self.client_version, log=progress)  # a request built by hand (tests)
 
+    def option(self, name: str) -> str | None:
+        """The value of the protocol option ``name`` (a ProtocolOption.field), None when not given."""
+        return dict(self.options).get(name)
+
+    def __getattr__(self, name: str):
+        # request.<field> of a declared option reads like the request's own fields (series.py's axes)
+        if name != "options" and name in {o.field for o in protocol_options()}:
+            return self.option(name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
     def replace(self, **changes) -> CertifyRequest:
+        """A copy with ``changes``, which may name the protocols' options as fields (a matrix cell)."""
+        fields = {o.field for o in protocol_options()}
+        given = {k: changes.pop(k) for k in list(changes) if k in fields}
+        if given:
+            changes["options"] = option_values({**dict(self.options), **given})
         return dataclasses.replace(self, **changes)
+
+
+def option_values(values: dict) -> tuple[tuple[str, str], ...]:
+    """``CertifyRequest.options`` of ``values`` (field -> value or None): the given ones, in the descriptors' order."""
+    order = [o.field for o in protocol_options()]
+    unknown = sorted(set(values) - set(order))
+    if unknown:
+        raise TypeError(f"{', '.join(unknown)}: no protocol descriptor declares such a certify option")
+    return tuple((f, values[f]) for f in order if values.get(f))
 
 
 def certify_request(args) -> CertifyRequest:
@@ -110,15 +140,17 @@ def certify_request(args) -> CertifyRequest:
     repeat = check_repeat(args.repeat)
     matrix = parse_matrix(args.matrix)
     _check_not_both(args, matrix)
+    given = {o.field: getattr(args, o.field, None) for o in protocol_options()}
+    for o in protocol_options():
+        if given[o.field]:
+            o.run_check(given[o.field])
+    _check_profile_options(profile, given, matrix)
     from_env = environment_options(args, matrix, profile)
     pulsar_version = args.pulsar_version or from_env.get("pulsar_version")
-    java_client_version = args.java_client_version or from_env.get("java_client_version")
-    migration_tls = args.migration_tls or from_env.get("migration_tls")
+    options = {o.field: given[o.field] or from_env.get(o.field) for o in protocol_options()}
     pulsar = check_release(pulsar_version) if pulsar_version else None  # an environment value: checked already
     if args.client_version:
         check_client_release(args.client_version, "--client-version")
-    if args.java_client_version:
-        check_release(args.java_client_version, "--java-client-version")
     from pulsar_conformance.fixtures.deploy.state import STATE_ENV, state_dir
 
     check_output_path(state_dir(), kind="dir", option=f"${STATE_ENV}" if os.environ.get(STATE_ENV) else "state dir")
@@ -128,22 +160,17 @@ def certify_request(args) -> CertifyRequest:
     _check_version_deployment(args.pulsar_version, args.deployment)
     _check_java_env()
     deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None))
-    for mode in ([args.migration_tls] if args.migration_tls else []) + (
-            list(matrix.values) if matrix and matrix.axis == "migration-tls" else []):
-        check_migration_tls(profile, mode, deployment)
-    if migration_tls and not args.migration_tls:
-        _as_environment("migration_tls", migration_tls, lambda mode: check_migration_tls(profile, mode, deployment))
     if deployment.backend == "external":
         pulsar = None  # the brokers say which release they run (an environment value is not theirs)
     request = CertifyRequest(
         profile=profile, deployment=deployment, out=out, run_id=run_id, seed=args.seed, repeat=repeat, matrix=matrix,
         pulsar_version=str(pulsar) if pulsar else None, client_version=args.client_version,
-        java_client_version=java_client_version, migration_tls=migration_tls, exclude=exclude,
+        options=option_values(options), exclude=exclude,
         select=select, vendor=args.vendor, product=args.product, json=bool(getattr(args, "json", False)),
         deployment_option=args.deployment, out_option=args.out,
         allow_irreversible=bool(getattr(args, "allow_irreversible", False)))
     _check_releases(request)
-    _check_java_clients(request)
+    _prepare_options(request, given)
     return request.replace(clients=_prepare_clients(request))
 
 
@@ -152,6 +179,71 @@ def values_of(request: CertifyRequest, axis_field: str) -> list:
     if request.matrix and request.matrix.field == axis_field:
         return list(request.matrix.values)
     return [getattr(request, axis_field)]
+
+
+# --- the protocols' own options, known through their descriptors -----------------------------------------
+
+def option_of(field_name: str) -> ProtocolOption:
+    for o in protocol_options():
+        if o.field == field_name:
+            return o
+    raise KeyError(field_name)
+
+
+def runs_option(profile: Profile, o: ProtocolOption) -> bool:
+    """The profile runs a protocol that declares ``o`` (its areas include one)."""
+    return any(p.area in profile.areas for p in declaring(o))
+
+
+def accepts(profile: Profile, o: ProtocolOption) -> bool:
+    return runs_option(profile, o) or not o.only_its_profiles
+
+
+def configuration(request: CertifyRequest) -> dict:
+    """The bundle's ``configuration``: each configuration option of the profile's protocols, its value
+    or its default (a run given no TLS mode ran the default one, and says so)."""
+    return {o.field: request.option(o.field) or o.configuration_default for o in protocol_options()
+            if o.configuration_default is not None and runs_option(request.profile, o)}
+
+
+def option_environment(request: CertifyRequest) -> dict[str, str]:
+    """The variables certify sets for the tests' process: each option given, under its descriptor's name."""
+    values = dict(request.options)
+    return {o.env: values[o.field] for o in protocol_options() if values.get(o.field)}
+
+
+def _profiles_text(o: ProtocolOption) -> tuple[str, str]:
+    """("the a profile" or "the a or b profiles", "a" or "a or b") of the protocols that declare ``o``."""
+    areas = [p.area for p in declaring(o)]
+    names = " or ".join(areas)
+    return f"the {names} profile{'s' if len(areas) > 1 else ''}", names
+
+
+def _check_profile_options(profile: Profile, given: dict, matrix: Matrix | None) -> None:
+    """An option only some protocols' scenarios read is refused by a profile that runs none of them."""
+    for o in protocol_options():
+        if accepts(profile, o) or not (given.get(o.field) or (matrix and matrix.field == o.field)):
+            continue
+        which, names = _profiles_text(o)
+        raise UsageError(f"{o.flag} applies to {which}, not {profile.name}",
+                         f"leave {o.flag} out, or pass --profile {names}")
+
+
+def _prepare_options(request: CertifyRequest, given: dict) -> None:
+    """Each value of an option the profile's protocols read, prepared once the deployment is known (a
+    Java client release resolved from Maven, a TLS mode the deployment can run): refused before any
+    broker or JVM starts, a value from the environment named as such."""
+    for o in protocol_options():
+        if not o.prepare or not runs_option(request.profile, o):
+            continue
+        from_env = not given.get(o.field) and not (request.matrix and request.matrix.field == o.field)
+        for value in values_of(request, o.field):
+            if not value:
+                continue
+            if from_env:
+                _as_environment(o.field, value, lambda v, o=o: o.run_prepare(v, request.deployment))
+            else:
+                o.run_prepare(value, request.deployment)
 
 
 # --- cheap checks: the text of the options alone ----------------------------------------------------------
@@ -216,23 +308,23 @@ def parse_matrix(text: str | None) -> Matrix | None:
     for value in versions:
         if axis == "pulsar":
             check_release(value, "--matrix pulsar")
-        elif axis == "java-client":  # the Java client is released with Pulsar, numbered alike
-            check_release(value, "--matrix java-client")
         elif axis == "client":
             check_client_release(value, "--matrix client")
-        else:
-            from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
-
-            tls_modes.check(value)
+        else:  # a protocol's axis: its descriptor's check
+            option_of(AXES[axis]).run_check(value, f"--matrix {axis}")
     return Matrix(axis, versions)
 
 
 # Environment values the tests' process reads, each the value of a certify option. certify hands
 # its environment to that process, so an unchecked one ran minutes later with whatever it said
 # (a made-up release, a TLS mode that does not exist) and ended the run "unknown".
-ENV_OPTIONS = {"pulsar_version": ("PULSAR_CONFORMANCE_PULSAR_VERSION", "--pulsar-version"),
-               "java_client_version": ("PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION", "--java-client-version"),
-               "migration_tls": ("PULSAR_CONFORMANCE_MIGRATION_TLS", "--migration-tls")}
+def _env_options() -> dict[str, tuple[str, str]]:
+    """request field -> (variable, option): the Pulsar release's, then each protocol option's."""
+    return {"pulsar_version": ("PULSAR_CONFORMANCE_PULSAR_VERSION", "--pulsar-version"),
+            **{o.field: (o.env, o.flag) for o in protocol_options()}}
+
+
+ENV_OPTIONS = _env_options()
 
 
 def environment_options(args, matrix: Matrix | None, profile: Profile) -> dict[str, str]:
@@ -242,52 +334,44 @@ def environment_options(args, matrix: Matrix | None, profile: Profile) -> dict[s
     A value stands for its option so the request, and with it the bundle's configuration and
     reproduce command, says what the tests ran with. The option, or a matrix over its axis, wins:
     the value is then ignored (certify gives the tests' process the option's value) and said so.
-    A TLS mode is only a configuration of the cluster-migration profile: for any other profile it
-    is checked, not taken (the other tests never read it).
+    A protocol's option refused by profiles that run none of its declaring protocols (a TLS mode of
+    the PIP-188 scenarios) is, for any other profile, checked, not taken (the other tests never read it).
     """
     taken = {}
-    for field_name, (variable, option) in ENV_OPTIONS.items():
+    for field_name, (variable, flag) in _env_options().items():
         value = os.environ.get(variable, "")
         if not value:  # unset or empty: the tests read both as "the default"
             continue
         if getattr(args, field_name, None) or (matrix and matrix.field == field_name):
-            given = option if getattr(args, field_name, None) else f"--matrix {matrix.axis}=..."
+            given = flag if getattr(args, field_name, None) else f"--matrix {matrix.axis}=..."
             progress(f"certify: ${variable}={value!r} ignored: {given} decides")
             continue
-        _as_environment(field_name, value, _CHEAP_CHECKS[field_name])
-        if field_name == "migration_tls" and "cluster-migration" not in profile.areas:
-            continue
-        taken[field_name] = value.strip() if field_name != "migration_tls" else value
+        if field_name == "pulsar_version":
+            _as_environment(field_name, value, lambda v: check_release(v, "--pulsar-version"))
+        else:
+            _as_environment(field_name, value, option_of(field_name).run_check)
+            if not accepts(profile, option_of(field_name)):
+                continue
+        taken[field_name] = value.strip()  # a value with spaces passed its check only where they do not matter
     return taken
-
-
-def _check_tls_name(value: str) -> None:
-    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
-
-    tls_modes.check(value)
-
-
-_CHEAP_CHECKS = {"pulsar_version": lambda v: check_release(v, "--pulsar-version"),
-                 "java_client_version": lambda v: check_release(v, "--java-client-version"),
-                 "migration_tls": _check_tls_name}
 
 
 def _as_environment(field_name: str, value: str, check) -> None:
     """``check(value)``, its refusal restated as the environment variable's (the user gave no option)."""
-    variable, option = ENV_OPTIONS[field_name]
+    variable, flag = _env_options()[field_name]
     try:
         check(value)
     except UsageError as error:
-        raise UsageError(f"${variable}={value!r} (read as {option}): {error.problem}",
-                         f"unset {variable}, or set it to a value {option} accepts: {error.fix}") from None
+        raise UsageError(f"${variable}={value!r} (read as {flag}): {error.problem}",
+                         f"unset {variable}, or set it to a value {flag} accepts: {error.fix}") from None
 
 
 def _check_not_both(args, matrix: Matrix | None) -> None:
     """An option and a matrix over the same axis: which one the runs use would be a guess."""
     if matrix and getattr(args, matrix.field, None):
-        option = "--" + matrix.field.replace("_", "-")
-        raise UsageError(f"{option} and --matrix {matrix.axis}=... both choose the {matrix.axis} release",
-                         f"drop {option}: the matrix runs every value it names")
+        flag = "--" + matrix.field.replace("_", "-")
+        raise UsageError(f"{flag} and --matrix {matrix.axis}=... both choose the {matrix.axis} release",
+                         f"drop {flag}: the matrix runs every value it names")
 
 
 TOPOLOGIES = ("standalone", "cluster")
@@ -375,23 +459,6 @@ def _check_matrix_deployment(matrix: Matrix | None, option: str | None) -> None:
                          "(docs/ci-gating.md), or drop --deployment to run the matrix on local clusters")
 
 
-def check_migration_tls(profile: Profile, wanted: str | None, deployment: Deployment) -> None:
-    """A TLS mode is a configuration of the local clusters the PIP-188 scenarios start."""
-    if not wanted:
-        return
-    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
-
-    mode = tls_modes.check(wanted)
-    if "cluster-migration" not in profile.areas:
-        raise UsageError(f"--migration-tls applies to the cluster-migration profile, not {profile.name}",
-                         "leave --migration-tls out, or pass --profile cluster-migration")
-    if mode.brokers_tls and deployment.backend != "local":
-        raise UsageError(f"--migration-tls {mode.name} starts TLS brokers of the local backend; "
-                         f"this run's deployment is {deployment.backend}",
-                         "for an external deployment, describe its TLS URLs and CA in the deployment file "
-                         "(docs/deployments.md) and leave --migration-tls out")
-
-
 def _check_java_env() -> None:
     """``$PULSAR_CONFORMANCE_JAVA`` pointing at nothing fails every JVM the run starts: say so now."""
     from pulsar_conformance.fixtures.deploy.java import JAVA_ENV, probe
@@ -419,17 +486,6 @@ def _check_releases(request: CertifyRequest) -> None:
             choose_java(version)
         if text:
             maven.resolve(version)
-
-
-def _check_java_clients(request: CertifyRequest) -> None:
-    """A Java client release Maven cannot resolve is refused before any broker or JVM starts."""
-    if "client-failover" not in request.profile.areas:
-        return
-    from pulsar_conformance.conformance.protocols.client_failover.java_release import resolve
-
-    for text in values_of(request, "java_client_version"):
-        if text:
-            resolve(text)
 
 
 def _prepare_clients(request: CertifyRequest) -> tuple[tuple[str | None, Any], ...]:

@@ -1,7 +1,8 @@
 """One descriptor per protocol: the single place a protocol is added.
 
 Each module of this package describes one protocol (its catalog area, PIP, spec, checks, pytest
-marker, certification profile and CI budgets) as ``PROTOCOL``. The spec registry, the pytest
+marker, certification profile, CI budgets and the certify options only its scenarios read) as
+``PROTOCOL``. The spec registry, the pytest
 markers of conformance/, the certify profiles and the spec runs of CI (``spec ci``) are derived
 from these descriptors; docs/adding-a-protocol.md walks through adding one.
 """
@@ -28,6 +29,45 @@ class MutantBudget:
     depth: int
     examples: int
     steps: int | None = None
+
+
+@dataclass(frozen=True)
+class ProtocolOption:
+    """A ``certify`` option only this protocol's scenarios read (``--migration-tls``).
+
+    reports/ derives everything about it from here: the command-line option and its help, the
+    environment variable certify hands the tests' process (read there, the scenarios' side), the
+    ``--matrix`` axis, which profiles accept it (those whose areas include a protocol declaring it),
+    the bundle's ``configuration`` and reproduce command, and its checks before anything starts.
+    """
+
+    field: str  # its key in the request and in the bundle's configuration: "migration_tls"
+    flag: str  # "--migration-tls"
+    env: str  # the variable certify sets for the tests' process, which its scenarios read
+    help: str  # certify --help (the profiles that accept it are added)
+    metavar: str = "V"
+    axis: str | None = None  # ``--matrix AXIS=V1,V2``: one bundle per value (None: no matrix over it)
+    example: str = ""  # the matrix values shown in --help and in a refusal's fix: "off,advertised,on"
+    # "module:function" called with (value, option) for the option's value, each matrix value and
+    # the environment's, whatever the profile: the text alone, offline (a UsageError refuses it)
+    check: str | None = None
+    # "module:function" called with (value, deployment) for each value a run of a profile that
+    # accepts it uses, once the deployment is known: what may look outside (Maven) or depends on
+    # the deployment (a UsageError refuses it)
+    prepare: str | None = None
+    # a configuration of the run (not a release): the bundle's ``configuration`` records it, its
+    # value or this default, for the profiles that accept it; None: not recorded there
+    configuration_default: str | None = None
+    # False: accepted by every profile (the other scenarios ignore it); True: refused by a profile
+    # that runs none of the declaring protocols, and its environment value checked but not taken
+    only_its_profiles: bool = True
+
+    def run_check(self, value: str, option: str | None = None):
+        return _load(self.check)(value, option or self.flag) if self.check else value
+
+    def run_prepare(self, value: str, deployment) -> None:
+        if self.prepare:
+            _load(self.prepare)(value, deployment)
 
 
 @dataclass(frozen=True)
@@ -71,6 +111,8 @@ class Protocol:
     # the scenarios start clusters of their own kind (a ZooKeeper and Oxia beside the broker): they
     # cannot run on an external deployment at all
     local_only: str = ""
+    # certify options only its scenarios read (ProtocolOption): reports/ knows them from here only
+    options: tuple[ProtocolOption, ...] = ()
 
     def load_spec(self):
         return _load(self.spec) if self.spec else None
@@ -100,7 +142,20 @@ def _discover() -> tuple[Protocol, ...]:
     areas = [p.area for p in found]
     if len(set(areas)) != len(areas):
         raise ValueError(f"two protocol descriptors share an area: {sorted(areas)}")
+    _check_options(found)
     return tuple(found)
+
+
+def _check_options(found) -> None:
+    """Two protocols may declare one option (the same declaration); two options may not share a
+    field, a flag, a variable or an axis (one would shadow the other on the command line)."""
+    distinct = list(dict.fromkeys(o for p in found for o in p.options))
+    for attribute in ("field", "flag", "env", "axis"):
+        values = [getattr(o, attribute) for o in distinct if getattr(o, attribute)]
+        shared = sorted({v for v in values if values.count(v) > 1})
+        if shared:
+            raise ValueError(f"two different protocol options share a {attribute}: {', '.join(shared)}; a protocol "
+                             "that reads another's option declares the very same ProtocolOption")
 
 
 PROTOCOLS: tuple[Protocol, ...] = _discover()
@@ -120,6 +175,16 @@ def smoke_scenario(item_marks: set[str], module: str, name: str, originalname: s
         if p.marker in item_marks and ({f"{module}::{name}", f"{module}::{originalname}"} & set(p.smoke_tests)):
             return p
     return None
+
+
+def protocol_options(protocols=None) -> tuple[ProtocolOption, ...]:
+    """Every certify option the protocols declare, each once, in the descriptors' order."""
+    return tuple(dict.fromkeys(o for p in (PROTOCOLS if protocols is None else protocols) for o in p.options))
+
+
+def declaring(option: ProtocolOption, protocols=None) -> tuple[Protocol, ...]:
+    """The protocols that declare ``option``: the profiles whose areas include one accept it."""
+    return tuple(p for p in (PROTOCOLS if protocols is None else protocols) if option in p.options)
 
 
 def protocol(area: str) -> Protocol:

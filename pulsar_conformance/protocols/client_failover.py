@@ -1,4 +1,25 @@
-from . import MutantBudget, Protocol, SpecBudget
+from . import MutantBudget, Protocol, ProtocolOption, SpecBudget
+
+
+def resolve_java_client(value: str, deployment) -> None:
+    """pulsar-client-original ``value`` resolved from Maven Central (cached) before any broker or JVM starts."""
+    from pulsar_conformance.conformance.protocols.client_failover.java_release import resolve
+
+    resolve(value)
+
+
+# certify --java-client-version: the Java client release of the Java scenarios (java_release.VERSION_ENV)
+JAVA_CLIENT_VERSION = ProtocolOption(
+    field="java_client_version", flag="--java-client-version", env="PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION",
+    help="pulsar-client-original release the Java client scenarios run (default: the deployment's Pulsar "
+         "release), resolved from Maven Central before anything starts",
+    axis="java-client", example="3.0.7,4.2.4",
+    # the Java client is released with Pulsar, numbered alike
+    check="pulsar_conformance.fixtures.deploy.versions:check_release",
+    prepare="pulsar_conformance.protocols.client_failover:resolve_java_client",
+    # a release, not a configuration: the bundle's versions say which one ran (pulsar_client_java);
+    # accepted by every profile as it always was (the other scenarios ignore it)
+    only_its_profiles=False)
 
 PROTOCOL = Protocol(
     area="client-failover",
@@ -25,4 +46,5 @@ PROTOCOL = Protocol(
     min_client_why="the client-failover scenarios use AutoClusterFailover and ServiceInfoProvider, new in 3.11.0",
     roles=("primary", "s1", "s2"),
     faults=("kill", "start", "pause", "resume"),
+    options=(JAVA_CLIENT_VERSION,),
 )

@@ -1,4 +1,35 @@
-from . import MutantBudget, Protocol, SpecBudget
+from pulsar_conformance.errors import UsageError
+
+from . import MutantBudget, Protocol, ProtocolOption, SpecBudget
+
+
+def check_tls_mode(value: str, option: str):
+    """The TLS mode named (conformance/protocols/cluster_migration/tls_modes.py lists them)."""
+    from pulsar_conformance.conformance.protocols.cluster_migration import tls_modes
+
+    return tls_modes.check(value)
+
+
+def tls_fits_deployment(value: str, deployment) -> None:
+    """A mode with TLS brokers starts them on the local backend; an external deployment's TLS is its own."""
+    mode = check_tls_mode(value, "--migration-tls")
+    if mode.brokers_tls and deployment.backend != "local":
+        raise UsageError(f"--migration-tls {mode.name} starts TLS brokers of the local backend; "
+                         f"this run's deployment is {deployment.backend}",
+                         "for an external deployment, describe its TLS URLs and CA in the deployment file "
+                         "(docs/deployments.md) and leave --migration-tls out")
+
+
+# certify --migration-tls: the TLS configuration the scenarios' local clusters start in (tls_modes.ENV)
+MIGRATION_TLS = ProtocolOption(
+    field="migration_tls", flag="--migration-tls", env="PULSAR_CONFORMANCE_MIGRATION_TLS", metavar="MODE",
+    help="TLS configuration of the PIP-188 scenarios: off (default), advertised (TLS brokers, green advertised "
+         "with its TLS URL, plain clients), on (TLS clients too) or on-no-tls-url (TLS clients, green advertised "
+         "without a TLS URL); docs/cluster-migration.md",
+    axis="migration-tls", example="off,advertised,on",
+    check="pulsar_conformance.protocols.cluster_migration:check_tls_mode",
+    prepare="pulsar_conformance.protocols.cluster_migration:tls_fits_deployment",
+    configuration_default="off")
 
 PROTOCOL = Protocol(
     area="cluster-migration",
@@ -25,4 +56,5 @@ PROTOCOL = Protocol(
     # a cluster-level migration (migrated=true on blue) cannot be undone on a real cluster
     irreversible=("test_cluster_migration.py::test_cluster_migration_with_live_traffic",
                   "test_cluster_migration_regions.py::test_migration_with_geo_replication"),
+    options=(MIGRATION_TLS,),
 )
