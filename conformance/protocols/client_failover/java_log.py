@@ -12,8 +12,10 @@ _SWITCHED = (
                r"switch to the service (\S+?)\.? "),
     re.compile(r"^(\d{13}) INFO \S+ .*Current Pulsar service is secondary: (\S+), the primary service: (\S+) "
                r"has been recover"),
-    re.compile(r"^(\d{13}) INFO \S+ .*Switch Pulsar service url from .*?(?:serviceUrl=([^,\s)]+)|null).* to "
-               r".*?serviceUrl=([^,\s)]+)"),
+    # a service URL may be a host list (pulsar://h1:p1,h2:p2: a cluster of several brokers), so the
+    # value ends at the ", " before the configuration's next field or at its ")", not at a comma
+    re.compile(r"^(\d{13}) INFO \S+ .*Switch Pulsar service url from .*?(?:serviceUrl=([^\s)]+?)(?:, |\))|null).* to "
+               r".*?serviceUrl=([^\s)]+?)(?:, |\))"),
 )
 
 

@@ -129,3 +129,20 @@ def test_a_switch_to_the_cluster_in_use_fails_pip121_r10():
     ok, said = judge.needless_reconnects(java_log.switches_logged(again, by_url))
     assert ok is False and "1 of 3" in said
     assert judge.needless_reconnects([])[0] is None  # nothing logged: nothing shown
+
+
+def test_switches_between_clusters_of_several_brokers_map_to_their_clusters():
+    """A cluster of the cluster topology is a host list (pulsar://h:p1,h:p2): both of the client's
+    switch lines name it whole (before, the controlled one was cut at the first comma and the
+    trace found no cluster for pulsar://127.0.0.1:13058)."""
+    primary, s1 = "pulsar://127.0.0.1:17511,127.0.0.1:21846", "pulsar://127.0.0.1:13058,127.0.0.1:32667"
+    conf = "ControlledClusterFailover.ControlledConfiguration(serviceUrl={}, tlsTrustCertsFilePath=null, " \
+           "authPluginClassName=null, authParamsString=null)"
+    log = (f"1795632724640 INFO ControlledClusterFailover [p-1] Switch Pulsar service url from {conf.format(primary)} "
+           f"to {conf.format(s1)} \n"
+           f"1795632727618 INFO ControlledClusterFailover [p-1] Switch Pulsar service url from {conf.format(s1)} "
+           f"to {conf.format(primary)} \n"
+           f"1795632729000 INFO AutoClusterFailover [p-1] Current Pulsar service is {primary}, it has been down "
+           f"for 3000 ms, switch to the service {s1}. The current service down at 11912365934555 \n")
+    logged = java_log.switches_logged(log, {primary: "primary", s1: "s1"})
+    assert [(a, b) for _, a, b in logged] == [("primary", "s1"), ("s1", "primary"), ("primary", "s1")], logged
