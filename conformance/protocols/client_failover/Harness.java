@@ -162,7 +162,7 @@ public class Harness {
         } else {
             provider = AutoClusterFailover.builder()
                     .primary(primary)
-                    .secondary(Arrays.asList(a.get("secondaries").split(",")))
+                    .secondary(Arrays.asList(a.get("secondaries").split(" ")))  // a URL may hold commas (host list)
                     .checkInterval(intervalMs, TimeUnit.MILLISECONDS)
                     .failoverDelay(Long.parseLong(a.get("failover_delay_ms")), TimeUnit.MILLISECONDS)
                     .switchBackDelay(Long.parseLong(a.get("switch_back_delay_ms")), TimeUnit.MILLISECONDS)

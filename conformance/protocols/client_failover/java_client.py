@@ -30,6 +30,9 @@ from .outcome import FailoverConfig
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "Harness.java"
+# between the secondary clusters' service URLs (Harness.java splits on it): never inside a URL,
+# where a comma is (a cluster of several brokers is a host list)
+SECONDARY_SEPARATOR = " "
 # compiling Harness.java and connecting take a few seconds on two busy cores
 READY_TIMEOUT_S = 90.0
 
@@ -105,6 +108,18 @@ class JavaFailoverClient:
     def log_path(self) -> Path:
         return self.run_dir / "java-client.log"
 
+    def arguments(self) -> dict:
+        """The harness's key=value arguments. The secondaries are separated by SECONDARY_SEPARATOR:
+        a cluster of several brokers is itself a comma-separated host list (pulsar://h:p1,h:p2)."""
+        c = self.config
+        return {"mode": "controlled" if self.controlled else "auto", "primary": self.urls[c.primary],
+                "secondaries": SECONDARY_SEPARATOR.join(self.urls[s] for s in c.secondaries),
+                "interval_ms": c.interval_ms, "failover_delay_ms": c.failover_delay_ms,
+                "switch_back_delay_ms": c.switch_back_delay_ms, "provider": self.provider.url if self.provider else "",
+                "topic": self.topic, "subscription": "reader", "producer": "p-writer", "consumer": "c-reader",
+                "rate": self.rate, "events": self.events_path, "drain_ms": int(self.drain_seconds * 1000),
+                "start_seconds": self.start_seconds, "max_seconds": 600}
+
     def start(self) -> None:
         classpath = resolve(self.version)
         java = choose_java(parse_version(self.version))
@@ -112,12 +127,7 @@ class JavaFailoverClient:
         log4j = self.run_dir / "java-log4j2.xml"
         log4j.write_text(_LOG4J.format(log=self.log_path))
         c = self.config
-        args = {"mode": "controlled" if self.controlled else "auto", "primary": self.urls[c.primary],
-                "secondaries": ",".join(self.urls[s] for s in c.secondaries), "interval_ms": c.interval_ms,
-                "failover_delay_ms": c.failover_delay_ms, "switch_back_delay_ms": c.switch_back_delay_ms,
-                "provider": self.provider.url if self.provider else "", "topic": self.topic, "subscription": "reader",
-                "producer": "p-writer", "consumer": "c-reader", "rate": self.rate, "events": self.events_path,
-                "drain_ms": int(self.drain_seconds * 1000), "start_seconds": self.start_seconds, "max_seconds": 600}
+        args = self.arguments()
         argfile = jvm.classpath_argfile(self.run_dir, classpath.text)
         command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                    f"-Dlog4j.configurationFile={log4j}", f"@{argfile}", str(HARNESS),

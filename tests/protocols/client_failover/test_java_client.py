@@ -146,3 +146,15 @@ def test_switches_between_clusters_of_several_brokers_map_to_their_clusters():
            f"for 3000 ms, switch to the service {s1}. The current service down at 11912365934555 \n")
     logged = java_log.switches_logged(log, {primary: "primary", s1: "s1"})
     assert [(a, b) for _, a, b in logged] == [("primary", "s1"), ("s1", "primary"), ("primary", "s1")], logged
+
+
+def test_secondaries_of_several_brokers_each_reach_the_harness_whole(tmp_path):
+    """Each secondary a host list: the harness gets them apart (before, they were joined with the
+    comma a host list has inside, and the Java client was given pulsar://127.0.0.1:14664 alone)."""
+    urls = {"primary": "pulsar://127.0.0.1:1,127.0.0.1:2", "s1": "pulsar://127.0.0.1:3,127.0.0.1:4",
+            "s2": "pulsar://127.0.0.1:5,127.0.0.1:6"}
+    client = java_client.JavaFailoverClient(deployment(urls), JAVA, tmp_path / "run", TOPIC)
+    parts = client.arguments()["secondaries"].split(java_client.SECONDARY_SEPARATOR)
+    assert parts == [urls["s1"], urls["s2"]]
+    # the harness splits where the client joined
+    assert f'get("secondaries").split("{java_client.SECONDARY_SEPARATOR}")' in java_client.HARNESS.read_text()
