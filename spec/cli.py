@@ -1,13 +1,25 @@
 """``spec list | check | mutants | explore`` and ``bench spec``."""
 from __future__ import annotations
 
+import os
 import platform
+import subprocess
+import sys
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
+from pulsar_conformance import protocols  # protocols.PROTOCOLS read at call time (tests add one)
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit, progress
 
-from .inputs import check_bounds, constants, out_path
+from .core.expression import ExpressionError
+from .core.render import violation_json, violation_table
+from .core.view import predicate
+from .inputs import check_bounds, constants, out_path, read_itf
+
+# Imports left inside the commands: z3 and Hypothesis (.core.check, .bmc, .explorer, .itf... import them),
+# and what only one command needs and every other start-up would pay for (marked lazy:).
 
 
 def register(commands) -> None:
@@ -125,7 +137,7 @@ def _constants(args, spec_cls) -> dict:
 
 
 def _make(args, variant=None):
-    from .registry import spec_class
+    from .registry import spec_class  # lazy: start-up, it imports every spec module (3 ms)
 
     check_bounds(args)
     cls = spec_class(args.spec)
@@ -138,7 +150,7 @@ def _make(args, variant=None):
 
 
 def cmd_list(args) -> int:
-    from .registry import SPECS
+    from .registry import SPECS  # lazy: start-up, it imports every spec module (3 ms)
 
     specs = []
     for cls in SPECS.values():
@@ -175,7 +187,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_catalog(args) -> int:
-    from .catalog import CatalogError, dangling_links, load
+    from .catalog import CatalogError, dangling_links, load  # lazy: start-up (3 ms); spec catalog only
 
     try:
         catalog = load()
@@ -212,7 +224,7 @@ def cmd_check(args) -> int:
 
 def cmd_mutants(args) -> int:
     from .core.mutants import mutants_text, run_mutants
-    from .registry import spec_class
+    from .registry import spec_class  # lazy: start-up, it imports every spec module (3 ms)
 
     check_bounds(args)
     cls = spec_class(args.spec)
@@ -227,9 +239,6 @@ def cmd_mutants(args) -> int:
 def _predicate(spec, expression: str, option: str):
     """The expression checked against the language (never evaluated as Python) and tried on the
     initial state, before any search starts (docs/exploring.md)."""
-    from .core.expression import ExpressionError
-    from .core.view import predicate
-
     try:
         return predicate(spec, expression)
     except ExpressionError as error:
@@ -239,10 +248,6 @@ def _predicate(spec, expression: str, option: str):
 def _searching(option: str):
     """A search whose expression fails on a state past the initial one (a key absent there, a
     division by zero): bad input, reported as such, not a traceback."""
-    from contextlib import contextmanager
-
-    from .core.expression import ExpressionError
-
     @contextmanager
     def guard():
         try:
@@ -262,7 +267,6 @@ def cmd_explore(args) -> int:
         return _reach(args)
     from .core import itf
     from .core.explorer import explore
-    from .core.render import violation_json, violation_table
 
     spec = _make(args, args.variant)
     out = _out_path(args.itf)
@@ -294,7 +298,6 @@ def _reach(args) -> int:
     from .core.bmc import reach as bmc_reach
     from .core.explorer import reach
     from .core.formula import NotSymbolic
-    from .core.render import violation_json, violation_table
 
     spec = _make(args, args.variant)
     holds = _predicate(spec, args.reach, "--reach")
@@ -347,10 +350,8 @@ def _reach(args) -> int:
 
 def ci_commands(only: str | None = None) -> list[list[str]]:
     """The spec runs of CI, from the protocol descriptors (pulsar_conformance/protocols/)."""
-    from pulsar_conformance.protocols import PROTOCOLS
-
     commands = []
-    for p in PROTOCOLS:
+    for p in protocols.PROTOCOLS:
         if not p.spec or (only and p.area != only):
             continue
         for b in p.ci:
@@ -365,13 +366,9 @@ def ci_commands(only: str | None = None) -> list[list[str]]:
 
 
 def cmd_ci(args) -> int:
-    import os
-
-    from pulsar_conformance.protocols import PROTOCOLS
-
-    if args.only and args.only not in {p.area for p in PROTOCOLS if p.spec}:
+    if args.only and args.only not in {p.area for p in protocols.PROTOCOLS if p.spec}:
         raise UsageError(f"no protocol with a spec is called {args.only!r}",
-                         f"choose one of: {', '.join(p.area for p in PROTOCOLS if p.spec)}")
+                         f"choose one of: {', '.join(p.area for p in protocols.PROTOCOLS if p.spec)}")
     check_bounds(args)
     jobs = getattr(args, "jobs", None)
     jobs = jobs if jobs is not None else min(4, os.cpu_count() or 1)
@@ -396,8 +393,7 @@ def _run_ci(commands: list[list[str]], jobs: int) -> list[tuple[str, int, float]
     """Each run in a process of its own (a run's memory and z3 state end with it), ``jobs`` at once:
     they are single-threaded, so on 2 cores two at a time take about half the time. Mutant runs,
     the longest, start first; each run's output is printed whole when it ends, not interleaved."""
-    import subprocess
-    import sys
+    # lazy: start-up, concurrent.futures imports logging (4 ms), and only spec ci runs processes in parallel
     from concurrent.futures import ThreadPoolExecutor
 
     order = sorted(range(len(commands)), key=lambda i: commands[i][0] != "mutants")
@@ -423,7 +419,6 @@ SIMULATED_STEPS = 1_000_000  # about a minute of random steps on one core
 
 def cmd_simulate(args) -> int:
     from .core import itf
-    from .core.render import violation_json, violation_table
     from .core.simulate import simulate
 
     check_bounds(args)
@@ -459,11 +454,8 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from pathlib import Path
-
     from .core import itf
-    from .inputs import read_itf
-    from .registry import spec_class
+    from .registry import spec_class  # lazy: start-up, it imports every spec module (3 ms)
 
     cls = spec_class(args.spec)
     given = _constants(args, cls)
@@ -507,7 +499,6 @@ def cmd_replay(args) -> int:
 
 
 def cmd_graph(args) -> int:
-
     from .core import graph
 
     spec = _make(args, args.variant)
@@ -539,7 +530,7 @@ def cmd_bench(args) -> int:
     from .core.bmc import bmc
     from .core.explorer import explore
     from .core.machine import run_machine
-    from .registry import SPECS
+    from .registry import SPECS  # lazy: start-up, it imports every spec module (3 ms)
 
     check_bounds(args)
     names = args.specs.split(",") if args.specs else list(SPECS)

@@ -2,6 +2,7 @@
 (pulsar_conformance/protocols/)."""
 from __future__ import annotations
 
+from pulsar_conformance.errors import UsageError
 from pulsar_conformance.protocols import PROTOCOLS
 
 from .core.model import Spec
@@ -13,8 +14,6 @@ for _p in PROTOCOLS:
 
 
 def spec_class(name: str) -> type[Spec]:
-    from pulsar_conformance.errors import UsageError
-
     if name not in SPECS:
         raise UsageError(f"unknown spec {name!r}", f"choose one of: {', '.join(sorted(SPECS))} (see 'spec list')")
     return SPECS[name]

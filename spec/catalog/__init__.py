@@ -98,6 +98,7 @@ def _requirement(file: str, area: str, raw: dict) -> Requirement:
 
 def dangling_links(catalog: Catalog) -> list[str]:
     """Spec elements a requirement names that the spec does not have (a broken link is a catalog bug)."""
+    # lazy: the registry imports every spec module, which the catalog's readers (reports) need not load
     from ..registry import SPECS
 
     problems = []

@@ -6,6 +6,7 @@ states and action labels.
 """
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 
@@ -213,8 +214,6 @@ def prove_fact(spec: Spec, decl: FactDecl) -> FactResult:
 
 def fact_arguments(decl: FactDecl) -> dict[str, str]:
     """A fact's arguments are its keyword-only parameters, annotated 'int' or 'bool'."""
-    import inspect
-
     params = inspect.signature(decl.method).parameters
     return {name: (p.annotation if isinstance(p.annotation, str) else p.annotation.__name__)
             for name, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}

@@ -26,6 +26,7 @@ one evaluation iterates at most MAX_ITERATIONS items, and the text and its nesti
 from __future__ import annotations
 
 import ast
+import builtins
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -259,8 +260,6 @@ def _arith(op: type, text: str) -> Callable:
 
 def _aggregate(name: str) -> Callable:
     """A function of the language: iterables it consumes are counted against the budget."""
-    import builtins
-
     real = getattr(builtins, name)
 
     def run(env, args):

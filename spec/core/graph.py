@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from pulsar_conformance import debian
+
 from .interpreter import initial_state, successors, violated
 from .model import Spec
 
@@ -138,8 +140,6 @@ def render(dot: str, out: Path) -> None:
     if out.suffix not in (".svg", ".png"):
         raise ValueError(f"{out}: write .dot, .svg or .png")
     if shutil.which("dot") is None:
-        from pulsar_conformance import debian
-
         try:
             debian.require("graph")
         except debian.MissingPackages as missing:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .expression import ExpressionError, compile_expression, shown
 from .model import ArrayT, EnumT, Spec
 
 
@@ -67,7 +68,6 @@ def predicate(spec: Spec, expression: str) -> Callable[[Any], bool]:
     language, an unknown name, a failing or too costly evaluation on the initial state. Later
     states may still fail (a key absent, a division by zero): ``holds`` raises ExpressionError
     then, which the command line reports as bad input."""
-    from .expression import ExpressionError, compile_expression, shown
     from .interpreter import initial_state
 
     evaluate = compile_expression(spec, expression)
