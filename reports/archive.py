@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.files import write_atomic
 
 MANIFEST = "bundle-manifest.json"
 FORMAT = "pulsar-conformance-manifest/1"
@@ -90,8 +91,6 @@ def bundle_files(out: Path) -> list[str]:
 
 
 def write_manifest(out: Path) -> dict:
-    from pulsar_conformance.files import write_atomic
-
     entries = []
     for rel in bundle_files(out):
         with (out / rel).open("rb") as stream:

@@ -19,9 +19,10 @@ import yaml
 from pulsar_conformance.output import progress
 from pulsar_conformance.protocols import protocol_options
 
-from . import archive, failover, identity, product, timings, values
+from . import archive, failover, identity, plots, product, report_view, timings, values
 from .junit import read_junit, write_requirements_junit
 from .request import configuration
+from .timeline import svg
 from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
 
 CATEGORIES = [
@@ -144,8 +145,6 @@ def _count(rows: list[dict]) -> dict:
 
 
 def _captures(out: Path) -> list[dict]:
-    from .timeline import svg
-
     found = []
     for manifest in sorted((out / "captures").glob("*/manifest.json")):
         run_dir = manifest.parent
@@ -255,8 +254,6 @@ def _allure_key(nodeid: str) -> tuple[str, str]:
 
 def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(), out: Path | None = None) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-    from . import plots, report_view
 
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                       autoescape=select_autoescape(["html", "j2"]))

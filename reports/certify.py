@@ -18,14 +18,18 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import pulsar_conformance.conformance as suites
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.fixtures.deploy.topology import ENV as TOPOLOGY_ENV
+from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
 from pulsar_conformance.output import emit, progress
 
-from . import timings
+from . import identity, timings
+from .bundle import build_bundle
 from .request import CertifyRequest, check_client, option_environment
 
 _check_client = check_client  # its old name here: tests/protocols/client_failover import it so
@@ -40,7 +44,7 @@ E2E_LOG = "e2e.log"
 def run_certify(request: CertifyRequest) -> int:
     """One run or a series (reports/series.py) of the request that reports/request.py checked."""
     if request.is_series:
-        from .series import run_series
+        from .series import run_series  # lazy: cycle, series runs certify_once for each cell
 
         return run_series(request)
     summary = certify_once(request)
@@ -69,8 +73,6 @@ def certify_once(request: CertifyRequest) -> dict:
     client = request.client
     out.mkdir(parents=True, exist_ok=True)
     progress(f"certify: profile {request.profile.name} ({request.profile.description}); bundle in {out}")
-    from . import identity
-
     identity.write_client_info(out, {**client.record(), "requested": request.client_version,
                                      "observed": "probe of the tests' environment before the run"})
     env = client.child_env(_child_env(request))
@@ -79,8 +81,6 @@ def certify_once(request: CertifyRequest) -> dict:
     outcome = _run_child(command, env, log=out / E2E_LOG)
     timings.record_parent(out, before_tests_s=child_started - started, tests_process_s=time.time() - child_started)
     progress("certify: building the bundle...")
-    from .bundle import build_bundle
-
     built = time.time()
     summary = build_bundle(out, request, pytest_exit=outcome, seconds=built - started)
     # where the time went, at the end of the run (the figures are in summary.json's "timings")
@@ -113,8 +113,6 @@ def _child_env(request: CertifyRequest) -> dict:
     elif request.profile.same_release and request.deployment.backend == "local":
         # every deployment on the default release, the PIP-454 scenario's too (its own default is
         # 5.0.0-M1: a second release to download and a Java 21 to find, for one short scenario)
-        from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
-
         env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = DEFAULT_PULSAR_VERSION
     # the protocols' own options, each under the variable its descriptor names (read by its scenarios)
     env.update(option_environment(request))
@@ -122,8 +120,6 @@ def _child_env(request: CertifyRequest) -> dict:
 
 
 def _pytest_command(profile, out: Path, select: str | None = None) -> list[str]:
-    import pulsar_conformance.conformance as suites
-
     suite_dir = Path(suites.__file__).parent
     command = [sys.executable, "-m", "pytest", str(suite_dir), "-p", "allure_pytest", "-v", "--color=no",
                f"--rootdir={suite_dir.parent}", f"--junitxml={out / 'junit.xml'}",
@@ -178,8 +174,6 @@ class _Follower:
     POLL_SECONDS = 0.1
 
     def __init__(self, path: Path, offset: int):
-        import threading
-
         self.path, self.offset = path, offset
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, name="e2e-log", daemon=True)

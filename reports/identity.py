@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.fixtures.client_versions import ENV_DIR, ENV_VERSION, loaded_client
+from pulsar_conformance.fixtures.deploy.deployment_file import read_deployment_file
 from pulsar_conformance.redact import document_secrets
 from pulsar_conformance.redact import redact_tree as redact
 
@@ -122,8 +123,6 @@ def product(deployment, out: Path, *, vendor: str | None = None, name: str | Non
 
 def _deployment_document(deployment) -> dict:
     """The external deployment file, read as strictly as the edge read it (no aliases, no duplicate keys)."""
-    from pulsar_conformance.fixtures.deploy.deployment_file import read_deployment_file
-
     return read_deployment_file(deployment.file) if deployment.file else {}
 
 

@@ -10,6 +10,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from pulsar_conformance.files import write_atomic
+
 TIMEOUT_MARK = "from pytest-timeout"  # its failure message: "Timeout (>1200.0s) from pytest-timeout."
 
 
@@ -112,8 +114,6 @@ def requirements_junit(summary: dict) -> str:
 
 
 def write_requirements_junit(out: Path, summary: dict) -> Path:
-    from pulsar_conformance.files import write_atomic
-
     path = out / REQUIREMENTS_FILE
     write_atomic(path, requirements_junit(summary))
     return path

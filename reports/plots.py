@@ -22,6 +22,7 @@ What the capture can say, and so what is drawn (docs/capture.md):
 from __future__ import annotations
 
 import json
+import math
 import re
 from html import escape
 from pathlib import Path
@@ -215,16 +216,12 @@ def lag_picture(events: dict, frame: dict) -> dict:
 
 def nice_step(rough: float) -> float:
     """1, 2 or 5 times a power of ten, the smallest not below ``rough``."""
-    import math
-
     power = 10 ** math.floor(math.log10(rough))
     return next(f * power for f in (1, 2, 5, 10) if f * power >= rough)
 
 
 def _cumulative(times: list[int], start: int, seconds: float) -> list[tuple[float, float]]:
     """The cumulative count at the end of every second of the capture (flat where nothing happened)."""
-    import math
-
     last = max(1, math.ceil(seconds)) - 1  # the capture's last event ends the last second
     per: dict[int, int] = {}
     for ts in times:
@@ -248,8 +245,6 @@ def _figure(key: str, title: str, svg: str, caption: str, why: str = "") -> dict
 def chart(title: str, series: list[tuple[str, str, str, list[tuple[float, float]]]], frame: dict, *,
           y_label: str, log: bool = False) -> str:
     """Lines (name, colour, dash, [(second, value)]) over the capture's seconds, faults shaded."""
-    import math
-
     pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
     seconds = frame["seconds"]
     values = [v for *_, points in series for _, v in points]

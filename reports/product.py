@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures.deploy.deployment_file import StrictLoader, read_deployment_file
 
 TYPES = ("distribution", "hosted", "installer", "managed")
 REQUIRED = ("vendor", "name", "version", "website_url", "documentation_url", "type", "contact_email_address")
@@ -130,8 +131,6 @@ def _fix(name: str) -> str:
 
 
 def _parse(text: str, where: str):
-    from pulsar_conformance.fixtures.deploy.deployment_file import StrictLoader
-
     if not text.strip():
         raise UsageError(f"{where}: the file is empty", f"write the product's fields, e.g.\n{EXAMPLE}")
     try:
@@ -155,8 +154,6 @@ def check_deployment_product(deployment_option: str | None) -> None:
     (it need not hold them all). Errors of the file itself are left to the deployment's own check."""
     if not deployment_option or deployment_option in ("local", "containers"):
         return
-    from pulsar_conformance.fixtures.deploy.deployment_file import read_deployment_file
-
     try:
         document = read_deployment_file(deployment_option)
     except UsageError:

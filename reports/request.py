@@ -23,13 +23,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
+from pulsar_conformance import protocols  # protocols.PROTOCOLS read at call time (tests add one)
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.files import check_output_path
+from pulsar_conformance.fixtures import client_versions
+from pulsar_conformance.fixtures.deploy import maven
+from pulsar_conformance.fixtures.deploy.java import JAVA_ENV, choose_java, probe
+from pulsar_conformance.fixtures.deploy.versions import parse_version
 from pulsar_conformance.output import progress
 from pulsar_conformance.protocols import ProtocolOption, declaring, protocol_options
 
 from .profiles import Profile, get_profile
 from .releases import check_release
+from .verdicts import load_requirements
+
+# Left inside functions: the deployments (fixtures.deploy.state, .containers, .external import psutil
+# and requests) and pytest's expression parser, which the checks that need them load.
 
 # matrix axis -> the request field each cell overrides: every run's releases, then the protocols' axes
 AXES = {"pulsar": "pulsar_version", "client": "client_version",
@@ -100,9 +111,7 @@ class CertifyRequest:
         for version, env in self.clients:
             if version == self.client_version:
                 return env
-        from pulsar_conformance.fixtures.client_versions import prepare
-
-        return prepare(self.client_version, log=progress)  # a request built by hand (tests)
+        return client_versions.prepare(self.client_version, log=progress)  # a request built by hand (tests)
 
     def option(self, name: str) -> str | None:
         """The value of the protocol option ``name`` (a ProtocolOption.field), None when not given."""
@@ -250,8 +259,6 @@ def _prepare_options(request: CertifyRequest, given: dict) -> None:
 
 def _exclusions(profile: Profile, items) -> tuple[str, ...]:
     """``--exclude`` may only narrow what the profile certifies: anything else is a typo."""
-    from .verdicts import load_requirements
-
     excluded = sorted({rid.strip() for item in items for rid in item.split(",") if rid.strip()})
     declared = profile.declared(load_requirements())
     unknown = [rid for rid in excluded if rid not in declared]
@@ -286,9 +293,7 @@ def check_repeat(value: int) -> int:
 
 
 def check_client_release(text: str, option: str) -> str:
-    from pulsar_conformance.fixtures.client_versions import check_release as client_release
-
-    return client_release(text, option)
+    return client_versions.check_release(text, option)
 
 
 def parse_matrix(text: str | None) -> Matrix | None:
@@ -420,9 +425,7 @@ def deployment_option(value: str | None, profile: Profile | None = None, topolog
         check_roles(external, profile, value)
     external = load_external(path, check=True)  # malformed or unreachable: refused now, not mid-run
     if profile is not None:
-        from pulsar_conformance.protocols import PROTOCOLS
-
-        for protocol in PROTOCOLS:
+        for protocol in protocols.PROTOCOLS:
             if protocol.area in profile.areas:
                 protocol.check_external(external)
     return Deployment("external", str(path.resolve()))
@@ -461,8 +464,6 @@ def _check_matrix_deployment(matrix: Matrix | None, option: str | None) -> None:
 
 def _check_java_env() -> None:
     """``$PULSAR_CONFORMANCE_JAVA`` pointing at nothing fails every JVM the run starts: say so now."""
-    from pulsar_conformance.fixtures.deploy.java import JAVA_ENV, probe
-
     chosen = os.environ.get(JAVA_ENV)
     if chosen is not None and probe(chosen) is None:
         raise UsageError(f"${JAVA_ENV}={chosen!r} is not a working java executable",
@@ -476,9 +477,6 @@ def _check_releases(request: CertifyRequest) -> None:
     is refused here). The default release is not resolved here: some profiles never start it."""
     if request.deployment.backend not in ("local", "containers"):
         return
-    from pulsar_conformance.fixtures.deploy import maven
-    from pulsar_conformance.fixtures.deploy.java import choose_java
-    from pulsar_conformance.fixtures.deploy.versions import parse_version
 
     for text in values_of(request, "pulsar_version"):
         version = parse_version(text)
@@ -499,9 +497,7 @@ def _prepare_clients(request: CertifyRequest) -> tuple[tuple[str | None, Any], .
 
 
 def _prepare_client(wanted: str | None):
-    from pulsar_conformance.fixtures.client_versions import prepare
-
-    client = prepare(wanted, log=progress)
+    client = client_versions.prepare(wanted, log=progress)
     if client.version:
         where = (f"{'installed' if client.pip_ran else 'cached'} in {client.path} ({client.seconds:.1f} s)"
                  if client.path else "of this environment")
@@ -514,8 +510,6 @@ def _prepare_client(wanted: str | None):
 
 def check_client(profile: Profile, client) -> None:
     """A profile whose scenarios need a client feature refuses an older client before anything starts."""
-    from packaging.version import Version
-
     needed = profile.min_client
     if not needed or not client.version:
         return

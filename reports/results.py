@@ -21,6 +21,9 @@ from pulsar_conformance.output import emit
 
 from . import archive
 from .archive import Integrity
+from .certify import exit_code
+from .compare import FORMAT, check_summary
+from .compare import load as load_folder
 
 EVIDENCE_SHOWN = 3  # per failing requirement in the text; --json has them all
 FIX_TAMPERED = ("the bundle was changed after certify wrote it (or the download is incomplete): fetch the "
@@ -29,9 +32,6 @@ FIX_TAMPERED = ("the bundle was changed after certify wrote it (or the download 
 
 def load(path: str | Path) -> tuple[dict, Integrity]:
     """The summary of the bundle at ``path`` (a folder, its summary.json or its archive) and its integrity."""
-    from .compare import FORMAT, check_summary
-    from .compare import load as load_folder
-
     where = Path(path)
     if where.is_file() and where.name == "summary.json":
         where = where.parent
@@ -201,8 +201,6 @@ def _short(value, limit: int) -> str:
 
 
 def run_results(path: str, options) -> int:
-    from .certify import exit_code
-
     summary, integrity = load(path)
     doc = report(summary, integrity, str(path))
     emit(options, doc, lambda: text(doc))

@@ -16,6 +16,7 @@ from pathlib import Path
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.output import emit, progress
 
+from . import certify  # certify.certify_once read at call time (tests replace it)
 from .compare import FORMAT, Bundle, compare, render_html
 from .compare import text as compare_text
 from .request import AXES, MAX_REPEAT, CertifyRequest, parse_matrix  # noqa: F401 - the series' options, checked there
@@ -38,8 +39,6 @@ def plan(request: CertifyRequest) -> list[tuple[str, str, CertifyRequest]]:
 
 
 def run_series(request: CertifyRequest) -> int:
-    from .certify import certify_once, exit_code
-
     runs = plan(request)
     out, run_id, profile = request.out, request.run_id, request.profile
     out.mkdir(parents=True, exist_ok=True)
@@ -47,7 +46,7 @@ def run_series(request: CertifyRequest) -> int:
     for i, (cell, folder, one) in enumerate(runs, 1):
         changed = {k: getattr(one, k) for k in ("seed", *AXES.values()) if getattr(one, k) != getattr(request, k)}
         progress(f"certify: run {i} of {len(runs)}: {folder} ({', '.join(f'{k}={v}' for k, v in changed.items())})")
-        summary = certify_once(one)
+        summary = certify.certify_once(one)
         cells.setdefault(cell, []).append((folder, summary))
         progress(f"certify: {folder}: {summary['verdict']}")
         if summary.get("interrupted"):
@@ -69,7 +68,7 @@ def run_series(request: CertifyRequest) -> int:
     _write(out, overall)
     emit(request, {"verdict": overall["verdict"], "out": str(out), "series": overall["series"]},
          lambda: series_text(overall, out))
-    return exit_code(overall["verdict"], interrupted=bool(overall.get("interrupted")))
+    return certify.exit_code(overall["verdict"], interrupted=bool(overall.get("interrupted")))
 
 
 def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dict:
