@@ -3,9 +3,10 @@
 Inputs are certification bundles (a folder with summary.json) and the output folders of ``certify
 --repeat`` (run-N/ bundles) and ``--matrix`` (AXIS-V/ cells, each a bundle or a --repeat folder), read
 with compare's loading and validation (reports/compare.py), so malformed input is exit 64 naming the
-field. A column is a release (Pulsar, and the client, Java client or TLS configuration where those
-vary), a cell the verdict of one profile's requirement over the column's runs with its count (k/n)
-and the findings that explain it (reports/verdicts.py, conformance/harness/findings.py).
+field. A column is a release (Pulsar, and the client, the Java client or a configuration of the run where
+those vary: the protocols' options that are a --matrix axis, pulsar_conformance/protocols/), a cell the
+verdict of one profile's requirement over the column's runs with its count (k/n) and the findings that
+explain it (reports/verdicts.py, conformance/harness/findings.py).
 
 A verdict that differs between two columns is called a **release difference** only when nothing
 else can explain it: both columns were run by the same suite version and commit with the same
@@ -24,21 +25,39 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pulsar_conformance.conformance.harness.findings import DOC as FINDINGS_DOC
 from pulsar_conformance.errors import EXIT_PASS, UsageError
-from pulsar_conformance.files import write_atomic
+from pulsar_conformance.files import check_output_path, write_atomic
+from pulsar_conformance.output import emit
+from pulsar_conformance.protocols import protocol_options
 
 from .compare import FIX_SUMMARY, JUDGED, Bundle, load
 from .series import aggregate
 
-# certify options that name the release or the run, not the question asked: a column differs in them
-RUN_OPTIONS = {"--out", "--seed", "--pulsar-version", "--client-version", "--java-client-version", "--migration-tls",
-               "--vendor", "--product", "--json"}
+# certify options that name the release or the run, not the question asked: a column differs in them (the
+# protocols' options that are a --matrix axis too, run_options())
+RUN_OPTIONS = frozenset({"--out", "--seed", "--pulsar-version", "--client-version", "--vendor", "--product", "--json"})
 _REPEAT_RUN = re.compile(r"run-\d+")
 # verdicts that show no check of the requirement ran: a row of these only is left out unless declared
 _NOTHING_RAN = ("not run", "uncovered", "absent", "skipped")
 # a finding explains a verdict that is not a pass; beside a pass it would read as a failure
 _EXPLAINED = ("fail", "unknown", "differs")
-COMPONENTS = (("pulsar", "pulsar"), ("client", "client"), ("java", "java client"), ("tls", "migration-tls"))
+# a column's release: these versions, then each key of the bundle's configuration (configuration_names())
+COMPONENTS = (("pulsar", "pulsar"), ("client", "client"), ("java", "java client"))
+
+
+def run_options() -> frozenset[str]:
+    """RUN_OPTIONS and the protocols' options that are a --matrix axis (a Java client release, a TLS mode):
+    one bundle per value, so two columns may differ in them and still ask the same question."""
+    return RUN_OPTIONS | {o.flag for o in protocol_options() if o.axis}
+
+
+def configuration_names(keys) -> list[tuple[str, str, str | None]]:
+    """(key, name, default) of each configuration key, named as its descriptor's --matrix axis and with its
+    declared default (a key no descriptor declares: its own name, no default), sorted by key."""
+    declared = {o.field: o for o in protocol_options()}
+    return [(key, (declared[key].axis or declared[key].flag.lstrip("-")) if key in declared else key,
+             declared[key].configuration_default if key in declared else None) for key in sorted(set(keys))]
 
 
 @dataclass
@@ -61,7 +80,8 @@ class Column:
         return {"pulsar": pulsar, "client": versions.get("pulsar_client_python"),
                 # the Java client of the release itself is part of the release, as certify defaults it
                 "java": None if java is None else "own" if java == pulsar else java,
-                "tls": (self.runs[0].summary.get("configuration") or {}).get("migration_tls")}
+                # the run's configuration (the descriptors' configuration options, e.g. PIP-188's TLS mode)
+                **(self.runs[0].summary.get("configuration") or {})}
 
     def suites(self) -> set:
         return {((r.summary.get("versions") or {}).get("suite"), (r.summary.get("versions") or {}).get("suite_commit"))
@@ -72,6 +92,12 @@ class Column:
 
     def releases(self) -> set:
         return {json.dumps(Column(self.source, [r]).release, sort_keys=True) for r in self.runs}
+
+
+def components(columns) -> list[tuple[str, str]]:
+    """(key, name) of what a release is made of over these columns: COMPONENTS and their configuration keys."""
+    keys = {key for c in columns for key in c.release if key not in dict(COMPONENTS)}
+    return [*COMPONENTS, *((key, name) for key, name, _ in configuration_names(keys))]
 
 
 def options_of(run: Bundle):
@@ -92,7 +118,7 @@ def options_of(run: Bundle):
         flag, eq, value = words[i].partition("=")
         if flag.startswith("--") and not eq and i + 1 < len(words) and not words[i + 1].startswith("--"):
             value, i = words[i + 1], i + 1
-        if flag not in RUN_OPTIONS:
+        if flag not in run_options():
             pairs.append((flag, value))
         i += 1
     return tuple(sorted(pairs))
@@ -124,7 +150,10 @@ def check_table_fields(summary: dict, where) -> None:
         _optional(versions, name, str, "a string or null", where, "versions.")
     _optional(summary, "command", str, "a certify command line or null", where)
     configuration = _optional(summary, "configuration", dict, "an object or null", where) or {}
-    _optional(configuration, "migration_tls", str, "a string or null", where, "configuration.")
+    for name in configuration:  # whatever the descriptors declare: each a value (a mode, a release) or null
+        if name in dict(COMPONENTS):
+            raise _bad(where, f"configuration.{name}", configuration[name], "no key named as a release component")
+        _optional(configuration, name, str, "a string or null", where, "configuration.")
     for j, rid in enumerate(_optional(summary, "declared", list, "a list of requirement ids", where) or ()):
         if not isinstance(rid, str):
             raise _bad(where, f"declared[{j}]", rid, "a requirement id")
@@ -196,14 +225,14 @@ def version_key(text: str | None) -> tuple:
     return (0, tuple(int(n) for n in match.group(1).split(".")), 0 if match.group(2) else 1, match.group(2))
 
 
-def _column_key(column: Column) -> tuple:
+def _column_key(column: Column, configuration: list) -> tuple:
     release = column.release
     return (version_key(release["pulsar"]), version_key(release["client"]),
-            version_key(None if release["java"] == "own" else release["java"]), release["tls"] or "",
-            str(column.source))
+            version_key(None if release["java"] == "own" else release["java"]),
+            *(release.get(key) or default or "" for key, _, default in configuration), str(column.source))
 
 
-def _label(column: Column, varying: list[str]) -> str:
+def _label(column: Column, varying: list[str], configuration: list) -> str:
     release = column.release
     parts = [f"pulsar {release['pulsar'] or '?'}"]
     if "client" in varying:
@@ -211,8 +240,7 @@ def _label(column: Column, varying: list[str]) -> str:
     if "java" in varying:
         java = release["java"]
         parts.append(f"java client {release['pulsar'] if java == 'own' else java or '-'}")
-    if "tls" in varying:
-        parts.append(f"migration-tls {release['tls'] or 'off'}")
+    parts += [f"{name} {release.get(key) or default or '-'}" for key, name, default in configuration if key in varying]
     return " / ".join(parts)
 
 
@@ -266,7 +294,7 @@ def _pair_reasons(a: Column, b: Column) -> list[str]:
     options_a, options_b = a.options(), b.options()
     if None not in options_a | options_b and options_a != options_b:
         reasons.append("other options")
-    differ = [name for key, name in COMPONENTS if a.release[key] != b.release[key]]
+    differ = [name for key, name in components([a, b]) if a.release.get(key) != b.release.get(key)]
     if not differ:
         reasons.append("same release")
     elif len(differ) > 1:
@@ -301,10 +329,11 @@ def build(columns: list[Column], arguments) -> dict:
         profiles.setdefault(column.profile, []).append(column)
     groups = []
     for profile, mine in profiles.items():
-        mine.sort(key=_column_key)
-        varying = [key for key, _ in COMPONENTS[1:] if len({json.dumps(c.release[key]) for c in mine}) > 1]
+        configuration = configuration_names(key for c in mine for key in c.release if key not in dict(COMPONENTS))
+        mine.sort(key=lambda c: _column_key(c, configuration))
+        varying = [key for key, _ in components(mine)[1:] if len({json.dumps(c.release.get(key)) for c in mine}) > 1]
         for column in mine:
-            column.label = _label(column, varying)
+            column.label = _label(column, varying, configuration)
             doc = aggregate([(r.path.name, r.summary) for r in column.runs], profile, column.source.name)
             column.rows = {r["id"]: r for r in doc["requirements"]}
         seen = Counter(c.label for c in mine)
@@ -354,12 +383,10 @@ def _column_doc(column: Column) -> dict:
 
 def _findings_href(href: str, out: Path) -> str:
     """A finding's link (docs/findings.md#..., from the checkout's root) made relative to the written files."""
-    from pulsar_conformance.conformance.harness.findings import DOC
-
     if not href.startswith("docs/"):
         return href
     path, _, anchor = href.partition("#")
-    target = DOC.parents[1] / path
+    target = FINDINGS_DOC.parents[1] / path
     return os.path.relpath(target, out) + (f"#{anchor}" if anchor else "")
 
 
@@ -432,8 +459,6 @@ class ReleasesRequest:
 
 
 def releases_request(paths, out: str | None, json_mode: bool) -> ReleasesRequest:
-    from pulsar_conformance.files import check_output_path
-
     option_out = out or f"reports/releases-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
     target = check_output_path(option_out, kind="dir", option="--out")
     seen: dict[Path, str] = {}
@@ -448,8 +473,6 @@ def releases_request(paths, out: str | None, json_mode: bool) -> ReleasesRequest
 
 
 def run_releases(request: ReleasesRequest) -> int:
-    from pulsar_conformance.output import emit
-
     doc = build(list(request.columns), request.inputs)
     for group in doc["profiles"]:
         for row in group["rows"]:

@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from pulsar_conformance import protocols
 from pulsar_conformance.cli import main
+from pulsar_conformance.protocols import PROTOCOLS, Protocol, ProtocolOption, protocol_options
 from pulsar_conformance.reports.releases_table import version_key
 from pulsar_conformance.reports.series import aggregate
+
+ROOT = Path(__file__).resolve().parents[2]
 
 FINDING = {"id": "F-188-4", "title": "A send in flight at termination can fence the topic for good",
            "href": "docs/findings.md#f-188-4-a-send"}
@@ -174,6 +178,11 @@ def _damaged(summary: dict, damage) -> dict:
     (lambda s: s["versions"].update(suite_commit=["abc"]), "versions.suite_commit"),
     (lambda s: s.update(series={"runs": [{"bundle": None}]}), "series.runs[0].bundle"),
     (lambda s: s.update(declared=["PIP188-R03", 3]), "declared[1]"),
+    (lambda s: s.update(configuration={"migration_tls": ["on"]}), "configuration.migration_tls"),
+    # every key, whichever protocol declares it (or none does): a string or null
+    (lambda s: s.update(configuration={"migration_tls": "on", "fencing_mode": 3}), "configuration.fencing_mode"),
+    (lambda s: s.update(configuration={"pulsar": "4.2.4"}), "configuration.pulsar"),  # would shadow the release
+    (lambda s: s.update(configuration=["off"]), "configuration"),
     (lambda s: s.pop("profile"), "profile"),  # compare's own validation
 ])
 def test_a_malformed_summary_exits_64_naming_the_field(tmp_path, capsys, damage, field):
@@ -200,6 +209,58 @@ def test_bad_inputs_exit_64_and_write_nothing(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert main(["releases", str(good), "--out", str(tmp_path / "file")]) == 64
     assert not (tmp_path / "table").exists()
+
+
+FENCING = ProtocolOption(
+    field="fencing_mode", flag="--fencing-mode", env="PULSAR_CONFORMANCE_FENCING_MODE", metavar="MODE",
+    help="how the made-up scenarios fence a topic", axis="fencing", example="off,on", configuration_default="off")
+
+
+def _configured(pulsar: str, verdict: str, mode: str, seed: int) -> dict:
+    summary = _summary(pulsar, {"PIP188-R06": verdict}, seed=seed)
+    summary["configuration"]["fencing_mode"] = mode
+    summary["command"] += f" --fencing-mode {mode}"
+    return summary
+
+
+def test_a_protocol_options_axis_and_configuration_come_from_its_descriptor(tmp_path, monkeypatch):
+    """A made-up descriptor's configuration option is a release component named by its axis, and its flag
+    is one of the run's options; the table names no protocol option by hand."""
+    off = _series(tmp_path / "off", [_configured("4.2.4", "pass", "off", s) for s in (1, 2)])
+    on = _series(tmp_path / "on", [_configured("4.2.4", "fail", "on", s) for s in (1, 2)])
+    rc, doc = _releases(on, off, out=tmp_path / "unknown")
+    assert rc == 0  # no descriptor declares it: the flag differs between the columns, so do their options
+    assert all("other options" in c["reasons"] for c in _cells(doc, "PIP188-R06"))
+    assert [c["label"] for c in doc["profiles"][0]["columns"]] == ["pulsar 4.2.4 / fencing_mode off",
+                                                                   "pulsar 4.2.4 / fencing_mode on"]
+    made_up = Protocol(area="topic-fencing", title="made up", source="https://example.invalid",
+                       marker="topic_fencing", profile="made up", options=(FENCING,))
+    monkeypatch.setattr(protocols, "PROTOCOLS", (*PROTOCOLS, made_up))
+    rc, doc = _releases(on, off, out=tmp_path / "declared")
+    assert rc == 0
+    group = doc["profiles"][0]
+    assert [c["label"] for c in group["columns"]] == ["pulsar 4.2.4 / fencing off", "pulsar 4.2.4 / fencing on"]
+    assert group["release_differences"] == ["PIP188-R06"], group
+    assert group["columns"][0]["release"]["fencing_mode"] == "off"
+
+
+def test_the_real_configuration_option_labels_its_columns_by_its_axis(tmp_path):
+    modes = {}
+    for mode in ("on", "advertised"):
+        runs = [_summary("4.2.4", {"PIP188-R06": "pass"}, seed=s) for s in (1, 2)]
+        for run in runs:
+            run["configuration"] = {"migration_tls": mode}
+        modes[mode] = _series(tmp_path / mode, runs)
+    rc, doc = _releases(*modes.values(), out=tmp_path / "table")
+    assert rc == 0
+    assert [c["label"] for c in doc["profiles"][0]["columns"]] == ["pulsar 4.2.4 / migration-tls advertised",
+                                                                   "pulsar 4.2.4 / migration-tls on"]
+
+
+def test_the_table_names_no_protocol_option_by_hand():
+    source = (ROOT / "reports" / "releases_table.py").read_text()
+    named = [word for o in protocol_options() for word in (o.flag, o.field, o.env, o.axis) if word and word in source]
+    assert named == [], f"reports/releases_table.py names {named}: derive them from the descriptors"
 
 
 RUNS = Path("/work/runs")
