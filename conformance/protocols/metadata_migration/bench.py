@@ -19,7 +19,7 @@ from pulsar_conformance.files import check_output_path
 from pulsar_conformance.fixtures.deploy.versions import check_release
 from pulsar_conformance.output import emit, progress
 
-from . import judge, stores
+from . import stores
 
 CLAIM_S = 30.0
 CLAIM_BYTES = 500 * 2**20
@@ -78,8 +78,9 @@ def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
 def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
     from pulsar_conformance.fixtures.deploy.local import LocalDeployment
 
-    # observe: the admin REST client (requests, the pulsar extra); the CLI imports this module at start
-    from . import observe
+    # lazy: the CLI imports this module at start; observe needs the admin REST client (requests, the
+    # pulsar extra) and judge replays traces through the spec interpreter, which loads z3 (30-40 ms)
+    from . import judge, observe
 
     deployment = LocalDeployment.launch(["zeta"], pulsar_version=version, name=f"bench-migration-{os.getpid()}",
                                         metadata="zk", oxia_server=True, heap_mb=1024)
