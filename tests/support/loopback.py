@@ -8,16 +8,19 @@ from collections.abc import Callable, Iterator
 
 
 @contextlib.contextmanager
-def admin_stub(answer: Callable[[str], tuple[int, str]]) -> Iterator[int]:
-    """Serve ``GET path`` with ``answer(path)`` -> (status, text body) on 127.0.0.1; yields the port."""
+def serve(answer: Callable[[http.server.BaseHTTPRequestHandler], tuple[int, dict, bytes]]) -> Iterator[int]:
+    """Serve ``GET`` with ``answer(handler)`` -> (status, headers, body) on 127.0.0.1; yields the port
+    (the handler gives the request's path and headers)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - http.server's name
-            status, body = answer(self.path)
+            status, headers, body = answer(self)
             self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body.encode())
+            self.wfile.write(body)
 
         def log_message(self, *args):  # the default writes to stderr
             pass
@@ -29,3 +32,13 @@ def admin_stub(answer: Callable[[str], tuple[int, str]]) -> Iterator[int]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def admin_stub(answer: Callable[[str], tuple[int, str]]):
+    """Serve ``GET path`` with ``answer(path)`` -> (status, text body) on 127.0.0.1; yields the port."""
+
+    def answered(handler):
+        status, body = answer(handler.path)
+        return status, {"Content-Type": "text/plain"}, body.encode()
+
+    return serve(answered)
