@@ -202,22 +202,21 @@ public class Harness {
         String topic = a.get("topic");
         String producerName = a.get("producer");
         String consumerName = a.get("consumer");
-        Consumer<byte[]> consumer = client.newConsumer()
+        long startDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(startSeconds);
+        Consumer<byte[]> consumer = untilStarted(startDeadline, "subscribe", () -> client.newConsumer()
                 .topic(topic)
                 .subscriptionName(a.get("subscription"))
                 .subscriptionType(SubscriptionType.Exclusive)
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                 .consumerName(consumerName)
                 .receiverQueueSize(50)
-                .subscribeAsync()
-                .get(startSeconds, TimeUnit.SECONDS);
-        Producer<byte[]> producer = client.newProducer()
+                .subscribeAsync());
+        Producer<byte[]> producer = untilStarted(startDeadline, "create the producer", () -> client.newProducer()
                 .topic(topic)
                 .enableBatching(false)
                 .blockIfQueueFull(true)
                 .sendTimeout(Integer.parseInt(a.getOrDefault("send_timeout_ms", "15000")), TimeUnit.MILLISECONDS)
-                .createAsync()
-                .get(startSeconds, TimeUnit.SECONDS);
+                .createAsync());
 
         AtomicBoolean stopSending = new AtomicBoolean();
         AtomicBoolean stopReceiving = new AtomicBoolean();
@@ -328,6 +327,27 @@ public class Harness {
         events.close();
         say("done");
         Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * A subscribe or producer creation, tried again until the start deadline: on a cluster of several
+     * brokers just started, a topic can wait for its namespace's bundles to settle (the broker's own
+     * reader of __change_events is told "not served by this instance" for 20 s and more), and one
+     * attempt ends at the client's operation timeout (10 s). The scenario judges failover, not that.
+     */
+    static <T> T untilStarted(long deadlineNs, String what, java.util.function.Supplier<CompletableFuture<T>> attempt)
+            throws Exception {
+        while (true) {
+            try {
+                return attempt.get().get(Math.max(1, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (System.nanoTime() + TimeUnit.SECONDS.toNanos(1) >= deadlineNs) {
+                    throw e;
+                }
+                say("retry " + what + ": " + e.getCause());
+                sleep(1000);
+            }
+        }
     }
 
     static void sleep(long ms) {
