@@ -144,12 +144,20 @@ def one_consumer(stats: dict[str, dict]) -> tuple[bool | None, str]:
             problems.append(f"{cluster} has no {'metadata-syncer'} subscription")
             continue
         kind, consumers = sub.get("type"), len(sub.get("consumers") or [])
-        seen.append(f"{cluster}: {kind}, {consumers} consumer(s)")
-        if kind != "Failover" or consumers != 1:
-            problems.append(f"{cluster}: {kind} with {consumers} consumer(s)")
+        names = {c.get("consumerName") for c in sub.get("consumers") or []}
+        active = sub.get("activeConsumerName")
+        # every broker of a cluster starts a synchronizer: on a cluster of several brokers the PIP's
+        # design is N consumers on the Failover subscription, of which the broker makes one active
+        if kind == "Failover" and consumers > 1 and active in names:
+            seen.append(f"{cluster}: {kind}, {consumers} consumers (one per broker), active {active}")
+        elif kind == "Failover" and consumers == 1:
+            seen.append(f"{cluster}: {kind}, 1 consumer")
+        else:
+            problems.append(f"{cluster}: {kind} with {consumers} consumer(s)"
+                            + (f", none of them active ({active!r})" if kind == "Failover" and consumers else ""))
     if problems:
         return False, "; ".join(problems)
-    return True, "; ".join(seen) + " (one broker per cluster here: the Failover type is what keeps a second one out)"
+    return True, "; ".join(seen) + " (the Failover type is what lets one broker's synchronizer consume)"
 
 
 def judge(out: Outcome) -> list[Row]:
@@ -198,8 +206,8 @@ def enabled_by_setting(before: dict, after: dict, how: str, writer: str) -> Row:
 def one_consumer_row(stats: dict[str, dict]) -> Row:
     ok, said = one_consumer(stats)
     return row("policy-sync/syncer/one-consumer-per-cluster", ok, said,
-               subscriptions={c: {"type": s.get("type"), "consumers": len(s.get("consumers") or [])}
-                              for c, s in stats.items()})
+               subscriptions={c: {"type": s.get("type"), "consumers": len(s.get("consumers") or []),
+                                  "active": s.get("activeConsumerName")} for c, s in stats.items()})
 
 
 # the checks a scenario's outcome may ask for (``Outcome.judged``)

@@ -90,3 +90,15 @@ def test_one_consumer_per_cluster():
     assert judge.one_consumer({**good, "bravo": {"type": "Shared", "consumers": [{}, {}]}})[0] is False
     assert judge.one_consumer({**good, "charlie": {}})[0] is False
     assert judge.one_consumer({})[0] is None
+
+
+def test_one_active_consumer_per_cluster_of_several_brokers():
+    """Each broker of a cluster subscribes its synchronizer: two consumers on the Failover
+    subscription, one of them active, is the PIP's design (before, the check wanted exactly one
+    consumer and failed PIP136-R06 on --topology cluster); none active, or a Shared type, fails."""
+    two = [{"consumerName": "broker-1"}, {"consumerName": "broker-2"}]
+    ok, said = judge.one_consumer({"alpha": {"type": "Failover", "consumers": two, "activeConsumerName": "broker-2"}})
+    assert ok is True and "active broker-2" in said
+    ok, said = judge.one_consumer({"alpha": {"type": "Failover", "consumers": two, "activeConsumerName": None}})
+    assert ok is False and "none of them active" in said
+    assert judge.one_consumer({"alpha": {"type": "Shared", "consumers": two, "activeConsumerName": "broker-2"}})[0] is False
