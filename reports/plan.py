@@ -27,7 +27,6 @@ from pulsar_conformance.output import emit
 
 from .profiles import PROFILES, get_profile
 
-RUNTIME_PATH = "/admin/v2/brokers/configuration/runtime"
 LINK_ACTIONS = ("cut", "heal", "cut_one_way", "heal_one_way")
 
 
@@ -168,7 +167,7 @@ def _settings(deployment, profile, read: bool) -> dict:
             found[cluster] = {"error": "not read (--offline)"}
             continue
         try:
-            answer = deployment[cluster].admin().request("GET", RUNTIME_PATH, timeout=10)
+            answer = deployment[cluster].admin().runtime_config(timeout=10)
         except Exception as error:  # noqa: BLE001 - AdminError, or a cluster that cannot be reached
             status = getattr(error, "status", None)
             why = ("the runtime configuration needs a super-user role" if status in (401, 403)

@@ -67,7 +67,7 @@ def set_start(admin, value: str) -> dict:
 def reset_start(admin) -> None:
     """Back to the release's default (the dynamic override deleted), so no later scenario inherits it."""
     try:
-        admin.request("DELETE", f"/admin/v2/brokers/configuration/{SETTING}")
+        admin.delete_dynamic_config(SETTING)
     except AdminError:
         admin.set_dynamic_config(SETTING, "latest")
 
