@@ -6,22 +6,18 @@ to its live scenarios, as the PIP-188 client-teeth runs do."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
+from ...support.certify import certify
 
-LIVE_ONLY = "not test_spec_check and not test_mutants_are_killed"
+pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
 
 
 def test_every_declared_requirement_gets_a_verdict_from_real_clients(tmp_path):
     out = tmp_path / "bundle"
-    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "client-failover",
-                           "--select", LIVE_ONLY, "--out", str(out), "--json"], stdout=subprocess.PIPE, timeout=1800)
-    summary = json.loads((out / "summary.json").read_text())
-    assert done.returncode in (0, 1), summary["reasons"]
+    code, summary = certify(out, "client-failover")
+    assert code in (0, 1), summary["reasons"]
     rows = {r["id"]: r for r in summary["requirements"]}
     undecided = {rid: rows[rid]["verdict"] for rid in summary["declared"] if rows[rid]["verdict"] not in ("pass", "fail")}
     assert not undecided, undecided

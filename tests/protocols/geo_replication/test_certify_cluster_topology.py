@@ -7,25 +7,20 @@ The other profiles on the cluster topology are a documented command (docs/deploy
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
+from ...support.certify import certify
 
-LIVE_ONLY = "not test_spec_check and not test_mutants_are_killed"
+pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
 
 
 def test_geo_replication_certifies_on_multi_broker_clusters(tmp_path):
     out = tmp_path / "bundle"
-    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "geo-replication",
-                           "--topology", "cluster", "--select", LIVE_ONLY, "--out", str(out), "--json"],
-                          stdout=subprocess.PIPE, timeout=1200)
-    summary = json.loads((out / "summary.json").read_text())
+    code, summary = certify(out, "geo-replication", "--topology", "cluster", timeout=1200)
     verdicts = {r["id"]: r["verdict"] for r in summary["requirements"] if r["id"].startswith("GEO-")}
     assert verdicts == {"GEO-R01": "pass", "GEO-R02": "pass"}, verdicts
-    assert done.returncode == 0
+    assert code == 0
     # the verdicts came from clusters of two brokers: each cluster's service URL lists both
     clusters = json.loads((out / "deployment.json").read_text())["deployment"]["clusters"]
     assert sorted(c["name"] for c in clusters) == ["blue", "green"]

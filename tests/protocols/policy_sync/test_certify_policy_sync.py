@@ -8,21 +8,17 @@ failing on a made-up outcome)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-pytestmark = [pytest.mark.pulsar]
+from ...support.certify import certify
 
-LIVE_ONLY = "not test_spec_check and not test_mutants_are_killed"
+pytestmark = [pytest.mark.pulsar]
 
 
 def test_every_pip136_requirement_gets_a_verdict_from_real_clusters(tmp_path):
     out = tmp_path / "bundle"
-    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "policy-sync",
-                           "--select", LIVE_ONLY, "--out", str(out), "--json"], stdout=subprocess.PIPE, timeout=1200)
-    summary = json.loads((out / "summary.json").read_text())
+    code, summary = certify(out, "policy-sync", timeout=1200)
     rows = {r["id"]: r for r in summary["requirements"]}
     declared = summary["declared"]
     assert sorted(declared) == [f"PIP136-R0{i}" for i in range(1, 8)]
@@ -30,7 +26,7 @@ def test_every_pip136_requirement_gets_a_verdict_from_real_clusters(tmp_path):
     assert not undecided, undecided
     # Pulsar 4.2.4 as measured (docs/findings.md F-136-2..5): the clusters diverge, the tie goes to
     # the larger name; redeliveries change nothing, the event is published before the local write
-    assert done.returncode == 1
+    assert code == 1
     assert {rid: rows[rid]["verdict"] for rid in declared} == {
         "PIP136-R01": "fail", "PIP136-R02": "fail", "PIP136-R03": "fail", "PIP136-R04": "pass",
         "PIP136-R05": "pass", "PIP136-R06": "pass", "PIP136-R07": "pass"}

@@ -7,24 +7,18 @@ the profile to its live scenarios."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
+from ...support.certify import certify
 
-LIVE_ONLY = "not test_spec_check and not test_mutants_are_killed"
+pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
 SWITCH = "test_switch"  # the switch scenarios (ack holes, synced prefix, backlog on B, delayed message)
 STEPS = "existing_data or clean_up or unloads"  # the seed's steps 2, 4 and 5 as an operator runs them
 
 
 def _certify(out, select: str, **env) -> tuple[int, dict]:
-    done = subprocess.run([sys.executable, "-m", "pulsar_conformance", "certify", "--profile", "tenant-migration",
-                           "--select", select, "--out", str(out), "--json"], stdout=subprocess.PIPE, timeout=1800,
-                          env={**os.environ, **env})
-    return done.returncode, json.loads((out / "summary.json").read_text())
+    return certify(out, "tenant-migration", select=select, env=env)
 
 
 def test_every_declared_requirement_gets_a_verdict_with_the_duplicates_measured(tmp_path):
