@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.fixtures.client_versions import ENV_DIR, ENV_VERSION, loaded_client
+from pulsar_conformance.fixtures.deploy import client_conf
 from pulsar_conformance.fixtures.deploy.deployment_file import read_deployment_file
 from pulsar_conformance.redact import document_secrets
 from pulsar_conformance.redact import redact_tree as redact
@@ -128,8 +129,14 @@ def _deployment_document(deployment) -> dict:
 
 def secrets(deployment) -> list[str]:
     """Every credential the deployment file gives (tokens, URL passwords, OAuth2 secrets, key files),
-    so the bundle can be scanned for them (pulsar_conformance/redact.document_secrets)."""
-    return document_secrets(_deployment_document(deployment)) if deployment.file else []
+    the client.conf files it names included (read as the edge reads them: the path as given), so the
+    bundle can be scanned for them (pulsar_conformance/redact.document_secrets)."""
+    if not deployment.file:
+        return []
+    doc = _deployment_document(deployment)
+    confs = [entry["client_conf"] for entry in (doc.get("clusters") or {}).values()
+             if isinstance(entry, dict) and isinstance(entry.get("client_conf"), str)]
+    return document_secrets(doc) + [value for path in confs for value in client_conf.secrets(path)]
 
 
 def redact_tree(root: Path, secret_values: list[str]) -> list[str]:

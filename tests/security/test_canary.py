@@ -232,9 +232,6 @@ def test_client_conf_secrets_lists_every_credential_it_gives(tmp_path, credentia
         assert needle in client_conf.secrets(str(conf)), name
 
 
-@pytest.mark.xfail(strict=True, reason="redact.document_secrets does not follow client_conf: yet; reports/identity.secrets "
-                                       "(or redact.document_secrets) must add client_conf.secrets(path) for each "
-                                       "cluster's client_conf (issue 32)")
 def test_the_bundle_scan_masks_a_client_confs_credentials(tmp_path, credentials):
     from pulsar_conformance.reports import identity
 
