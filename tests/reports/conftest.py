@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ..support.vendor import vendor_file
+
 CLI = [sys.executable, "-m", "pulsar_conformance"]
 
 
@@ -26,13 +28,8 @@ def vendor_run(tmp_path_factory):
     with start_local(["blue", "green"], auth="token", heap_mb=384,
                      name=f"reports-{os.getpid()}-{uuid.uuid4().hex[:6]}") as secured:
         canary = secured.clusters["blue"].token
-        lines = ["product: {vendor: Example Vendor, name: Example Streaming, version: '9.9', type: hosted}",
-                 "clusters:"]
-        for cluster in secured.clusters.values():
-            lines += [f"  {cluster.name}:", f"    service_url: {cluster.service_url}",
-                      f"    admin_url: {cluster.admin_url}", f"    token: {cluster.token}"]
-        config = base / "vendor.yaml"
-        config.write_text("\n".join(lines) + "\n")
+        config = vendor_file(base / "vendor.yaml", secured, lambda c: {
+            "service_url": c.service_url, "admin_url": c.admin_url, "token": c.token})
         out = base / "bundle"
         done = run_cli("certify", "--profile", "smoke", "--deployment", str(config), "--out", str(out), "--json")
     return Path(out), done, canary

@@ -21,6 +21,8 @@ import pytest
 
 from pulsar_conformance import errors
 
+from ..support.vendor import vendor_file
+
 pytestmark = [pytest.mark.pulsar, pytest.mark.slow]
 
 TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
@@ -59,13 +61,8 @@ def secured(tmp_path_factory):
     with start_local(["blue", "green"], auth="token", heap_mb=384,
                      name=f"client-conf-{os.getpid()}-{uuid.uuid4().hex[:6]}") as deployment:
         canary = deployment.clusters["blue"].token
-        lines = ["product: {vendor: Example Vendor, name: Example Streaming, version: '9.9', type: hosted}",
-                 "clusters:"]
-        for cluster in deployment.clusters.values():
-            conf = _client_conf(base / cluster.name, cluster, cluster.token)
-            lines += [f"  {cluster.name}:", f"    client_conf: {conf}"]
-        config = base / "vendor.yaml"
-        config.write_text("\n".join(lines) + "\n")
+        config = vendor_file(base / "vendor.yaml", deployment,
+                             lambda c: {"client_conf": _client_conf(base / c.name, c, c.token)})
         yield deployment, config, canary
 
 
