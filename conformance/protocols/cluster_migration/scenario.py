@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.fixtures.deploy.thread_dump import thread_dump
 from pulsar_conformance.wait import wait_until
 
 from ...harness import evidence, timeline
@@ -55,7 +56,11 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
                 line.hook(after_trigger, traffic)
             time.sleep(after_s)
             if until_blue_read:
-                line.say(_keep_sending_until_blue_read(traffic, blue, loads, until_blue_read))
+                said = _keep_sending_until_blue_read(traffic, blue, loads, until_blue_read)
+                line.say(said)
+                if not said.startswith("every subscription"):  # blue may have stopped answering: why, then
+                    line.say(thread_dump(getattr(deployment, "process", lambda _: None)("blue"),
+                                         run_dir / "blue-threads.txt"))
             line.mark("producers stop")
             line.say("producers stopped; consumers draining")
             traffic.stop(drain_seconds=drain_seconds)
