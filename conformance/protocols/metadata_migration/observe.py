@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 from pulsar_conformance.wait import wait_until
+
+from . import stores
 
 STATUS = Admin.METADATA_MIGRATION_STATUS
 START = Admin.METADATA_MIGRATION_START
@@ -144,16 +147,14 @@ class ZooKeeperFlag(_Series):
         super().__init__(interval)
         self.port, self.path = port, path
         self._zk = None
+        self._opened = ExitStack()  # the series' one client (a poll every 50 ms), stopped by close()
 
     def read(self) -> dict | None:
         from kazoo.exceptions import NoNodeError
 
         try:
             if self._zk is None:
-                from kazoo.client import KazooClient
-
-                self._zk = KazooClient(hosts=f"127.0.0.1:{self.port}", timeout=10)
-                self._zk.start(timeout=10)
+                self._zk = self._opened.enter_context(stores.zookeeper_client(self.port, 10))
             try:
                 value, stat = self._zk.get(self.path)
             except NoNodeError:
@@ -164,13 +165,11 @@ class ZooKeeperFlag(_Series):
             return None
 
     def close(self) -> None:
-        zk, self._zk = self._zk, None
-        if zk is not None:
-            try:
-                zk.stop()
-                zk.close()
-            except Exception:  # noqa: BLE001, S110 - closing a client whose server is gone
-                pass
+        self._zk = None
+        try:
+            self._opened.close()
+        except Exception:  # noqa: BLE001, S110 - closing a client whose server is gone
+            pass
 
     def to_json(self) -> dict:
         return {"path": self.path, "seen": self.seen, "errors": self.errors}

@@ -32,6 +32,17 @@ class FakeZooKeeper:
         pass
 
 
+def _client_of(zk):
+    """stores.zookeeper_client standing for a server: yields ``zk``, stops it on the way out."""
+    @contextmanager
+    def client(port, timeout):
+        try:
+            yield zk
+        finally:
+            zk.stop()
+    return client
+
+
 def test_the_flag_is_the_coordinators_json_at_its_own_path():
     # MigrationState.MIGRATION_FLAG_PATH (4.2.4, 5.0.0-M1); the old read of its parent got ''
     assert observe.FLAG_PATH == "/pulsar/migration-coordinator/migration"
@@ -42,12 +53,12 @@ def test_the_flag_is_the_coordinators_json_at_its_own_path():
     assert odd["phase"] == "?" and odd["raw"] == ""
 
 
-def test_the_flag_series_records_each_change_with_its_time():
+def test_the_flag_series_records_each_change_with_its_time(monkeypatch):
+    zk = FakeZooKeeper(None, b'{"phase":"PREPARATION","targetUrl":"oxia://x"}',
+                       b'{"phase":"PREPARATION","targetUrl":"oxia://x"}', b'{"phase":"COPYING","targetUrl":"oxia://x"}',
+                       b'{"phase":"COMPLETED","targetUrl":"oxia://x"}')
+    monkeypatch.setattr(observe.stores, "zookeeper_client", _client_of(zk))
     flag = observe.ZooKeeperFlag(port=1, interval=0.001)
-    flag._zk = FakeZooKeeper(None, b'{"phase":"PREPARATION","targetUrl":"oxia://x"}',
-                             b'{"phase":"PREPARATION","targetUrl":"oxia://x"}', b'{"phase":"COPYING","targetUrl":"oxia://x"}',
-                             b'{"phase":"COMPLETED","targetUrl":"oxia://x"}')
-    zk = flag._zk
     before = time.time_ns()
     flag.begin()
     assert flag.wait_for(("COMPLETED",), 5) == "COMPLETED"
@@ -82,10 +93,6 @@ def test_the_run_stops_waiting_when_the_flag_ends_and_the_status_does_not():
 def test_the_coordinator_killed_evidence_reads_the_flag_node(monkeypatch):
     zk = FakeZooKeeper(b'{"phase":"PREPARATION","targetUrl":"oxia://x"}')
 
-    @contextmanager
-    def client(port, timeout):
-        yield zk
-
-    monkeypatch.setattr(scenario.stores, "zookeeper_client", client)
+    monkeypatch.setattr(scenario.stores, "zookeeper_client", _client_of(zk))
     assert scenario._flag(2181) == '{"phase":"PREPARATION","targetUrl":"oxia://x"}'
     assert zk.paths == [observe.FLAG_PATH]
