@@ -63,8 +63,7 @@ def replicator_start(a, b, topic: str) -> dict:
     def opened() -> dict | None:
         stats = or_refusal(a.admin().topic_internal_stats, topic)
         return (stats.get("cursors") or {}).get(f"pulsar.repl.{b.name}")
-    wait_until(opened, timeout=20, interval=0.3)
-    found = opened() or {}
+    found = wait_until(opened, timeout=20, interval=0.3) or {}
     return {k: found.get(k) for k in ("markDeletePosition", "readPosition")}
 
 
