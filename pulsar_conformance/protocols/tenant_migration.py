@@ -7,7 +7,8 @@ PROTOCOL = Protocol(
     marker="tenant_migration",
     profile="tenant migration over geo-replication: a replicated subscription with ack holes on A, the consumer "
             "switched to B, duplicates measured; the seed's steps 2 (replication over existing data, replicationStartAt), "
-            "4 (unloads at the switch) and 5 (clean-up of A); plus the spec's variants and mutants",
+            "4 (unloads or restarts at the switch; a message TTL while B is unreachable) and 5 (clean-up of A); plus "
+            "the spec's variants and mutants",
     spec="pulsar_conformance.spec.protocols.tenant_migration:TenantMigration",
     checks="pulsar_conformance.conformance.protocols.tenant_migration.checks:CHECKS",
     ci=(SpecBudget("markdelete-only", depth=12, examples=150),
@@ -22,5 +23,5 @@ PROTOCOL = Protocol(
     smoke_tests=("test_tenant_migration.py::test_switch_with_ack_holes[Shared]",),
     smoke_requirements=("TM-R01", "TM-R02"),
     roles=("blue", "green"),
-    faults=("cut_one_way", "heal_one_way"),
+    faults=("cut_one_way", "heal_one_way", "restart"),
 )

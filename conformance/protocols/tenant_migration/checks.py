@@ -38,6 +38,12 @@ CHECKS = Checks(
         Check("tenant-migration/<scenario>/acked-on-a-stored-on-b", ("TM-R01",),
               "every send A acknowledged is on B once A's replicator drained, through unloads of A and B"),
         Check("tenant-migration/<scenario>/stored-once-on-b", ("TM-R10",),
-              "B stores each send once with deduplication; without, at most the replicator's unreceipted window again per unload"),
+              "B stores each send once with deduplication; without, at most the replicator's unreceipted window again "
+              "per unload or restart"),
+        # step 4 with a message TTL on A while B is unreachable (TM-S4-ttl)
+        Check("tenant-migration/<scenario>/unexpired-on-b", ("TM-R01",),
+              "every send still younger than A's message TTL when A's replicator caught up is on B"),
+        Check("tenant-migration/<scenario>/backlog-outlives-ttl", ("TM-R11",),
+              "the sends older than A's message TTL when B was reachable again are on B too"),
     ),
 )

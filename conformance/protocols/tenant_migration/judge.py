@@ -3,6 +3,8 @@ capture's rows, the two cursors read at the switch, B's cursor over time, and th
 through the spec (trace.py). ``judge`` gives every row the scenario records."""
 from __future__ import annotations
 
+from collections import Counter
+
 from ...harness import evidence
 from ...harness.rows import Row, from_judge, not_applicable, row
 from . import trace
@@ -12,6 +14,7 @@ from .outcome import (
     Figures,
     Outcome,
     StartOutcome,
+    TtlOutcome,
     UnloadOutcome,
     position,
 )
@@ -235,10 +238,12 @@ DEFAULT_QUEUE = 1000
 
 def unload_figures(out: UnloadOutcome) -> dict:
     sent = {r["uid"] for r in evidence.rows(out.columns, kind="send_ok", topic=out.topic)}
-    counts: dict[str, int] = {}
-    for uid, _ in out.b_stored:
-        counts[uid] = counts.get(uid, 0) + 1
+    counts = Counter(uid for uid, _ in out.b_stored)
     extra = sum(n - 1 for n in counts.values() if n > 1)
+    # a copy A itself stored twice (a producer's resend over a restart) reaches B twice by design; the
+    # replicator's own copies are the rest (A's copies unread: none assumed, as before A was read)
+    on_a = Counter(uid for uid, _ in out.a_stored) if out.a_stored is not None else Counter()
+    from_a = sum(min(n, on_a[uid]) - 1 for uid, n in counts.items() if n > 1 and on_a[uid] > 1)
     queue = out.settings.get("replicationProducerQueueSize")
     queue = int(queue) if str(queue).isdigit() else DEFAULT_QUEUE
     backlogs = [u.get("backlog") for u in out.unloads]
@@ -246,26 +251,87 @@ def unload_figures(out: UnloadOutcome) -> dict:
             "missing_on_b": len(sent - set(counts)), "stored_twice": sum(1 for n in counts.values() if n > 1),
             "extra_copies": extra, "unloads": len(out.unloads), "backlog_at_unloads": backlogs,
             "duplicate_bound": 0 if out.plan.dedup else queue * len(out.unloads),
-            "dedup": out.plan.dedup, "producers": out.plan.producers, "caught_up_s": out.caught_up_s}
+            "dedup": out.plan.dedup, "producers": out.plan.producers, "caught_up_s": out.caught_up_s,
+            "switch": out.plan.switch, "copies_stored_on_a": from_a if out.a_stored is not None else None,
+            "replication_copies": extra - from_a}
 
 
 def judge_unloads(out: UnloadOutcome) -> list[Row]:
     """TM-R01: every send A acknowledged is on B once replication drained; TM-R10 (suite): stored once
-    with deduplication, otherwise at most the replicator's unreceipted window again per unload."""
+    with deduplication, otherwise at most the replicator's unreceipted window again per unload (or
+    per restart, the switch an operator may make instead)."""
     prefix = f"tenant-migration/{out.name}"
     f = unload_figures(out)
+    what = "unloads" if out.plan.switch == "unload" else "restarts"
     text = (f"{f['sent']} sends acknowledged on A by {f['producers']} producer(s) (deduplication "
-            f"{'on' if f['dedup'] else 'off'}); unloads {[u.get('cluster') for u in out.unloads]} with A's "
+            f"{'on' if f['dedup'] else 'off'}); {what} {[u.get('cluster') for u in out.unloads]} with A's "
             f"replication backlog {f['backlog_at_unloads']}; B holds {f['stored_on_b']} entries, {f['distinct_on_b']} "
             f"distinct: {f['missing_on_b']} missing, {f['stored_twice']} stored more than once "
             f"({f['extra_copies']} extra copies; bound {f['duplicate_bound']})")
+    if f["copies_stored_on_a"]:
+        text += (f"; {f['copies_stored_on_a']} of the extra copies A itself stored twice (a producer's resend), "
+                 f"{f['replication_copies']} made by replication")
     if f["caught_up_s"] is None:
         why = f"not judged: A's replicator to B never drained ({out.replicator}); {text}"
         return [row(f"{prefix}/{c}", None, why, **f) for c in ("acked-on-a-stored-on-b", "stored-once-on-b")]
     if any(u.get("answer") != "ok" for u in out.unloads):
-        why = f"not judged: an unload was refused ({out.unloads}); {text}"
+        why = f"not judged: {'an unload was refused' if what == 'unloads' else 'a restart failed'} ({out.unloads}); {text}"
         return [row(f"{prefix}/{c}", None, why, **f) for c in ("acked-on-a-stored-on-b", "stored-once-on-b")]
     text += f"; drained {f['caught_up_s']} s after the throttle was lifted"
     return [row(f"{prefix}/nothing-lost", *spark_lost(out.verdict)),
             row(f"{prefix}/acked-on-a-stored-on-b", f["missing_on_b"] == 0, text, **f),
-            row(f"{prefix}/stored-once-on-b", f["extra_copies"] <= f["duplicate_bound"], text, **f)]
+            row(f"{prefix}/stored-once-on-b", f["replication_copies"] <= f["duplicate_bound"], text, **f)]
+
+
+# --- step 4 with a message TTL while B is unreachable (TM-S4-ttl) ---------------------------------
+
+# a send's publish time is before its acknowledgement reached the client, by at most this (the capture
+# times the acknowledgement): a send is young only if even its publish time, so bounded, is
+SEND_LATENCY_NS = 1_000_000_000
+
+
+def ttl_figures(out: TtlOutcome) -> dict:
+    """The sends by age against A's TTL: ``old`` were sent in the outage and older than the TTL already
+    when B became reachable again (the TTL may have expired them from A's replication backlog); ``young``
+    were younger than the TTL still when A's replicator had caught up (nothing the TTL does can explain
+    their absence); the rest lie between, where the replicator's reconnect decided."""
+    sends = {r["uid"]: r["ts_ns"] for r in evidence.rows(out.columns, kind="send_ok", topic=out.topic)}
+    on_b = {uid for uid, _ in out.b_stored}
+    ttl_s = out.ttl.get("effective")
+    ttl_ns = int(ttl_s * 1e9) if isinstance(ttl_s, int | float) and ttl_s > 0 else None
+    old = young = set()
+    if ttl_ns is not None:
+        old = {u for u, t in sends.items() if out.cut_ns <= t < out.healed_ns - ttl_ns}
+        if out.caught_up_ns is not None:
+            young = {u for u, t in sends.items() if t - SEND_LATENCY_NS > out.caught_up_ns - ttl_ns}
+    consumed_on_a = {r["uid"] for r in evidence.rows(out.columns, kind="receive", topic=out.topic, cluster="blue")}
+    return {"sent": len(sends), "ttl_s": ttl_s, "outage_s": round((out.healed_ns - out.cut_ns) / 1e9, 2),
+            "caught_up_s": None if out.caught_up_ns is None else round((out.caught_up_ns - out.healed_ns) / 1e9, 2),
+            "old": len(old), "old_on_b": len(old & on_b), "young": len(young), "young_on_b": len(young & on_b),
+            "neither": len(set(sends) - old - young), "stored_on_b": len(out.b_stored),
+            "consumed_on_a": len(consumed_on_a & set(sends))}
+
+
+def judge_ttl(out: TtlOutcome) -> list[Row]:
+    """TM-R01: every send younger than the TTL reaches B (the TTL cannot explain a loss of those);
+    TM-R11 (suite): the sends older than the TTL, which Pulsar's TTL may expire from A's replication
+    backlog, reach B too."""
+    prefix = f"tenant-migration/{out.name}"
+    f = ttl_figures(out)
+    said = (f"message TTL {f['ttl_s']} s on A's namespace; B unreachable from A for {f['outage_s']} s; {f['sent']} "
+            f"sends acknowledged on A, {f['consumed_on_a']} of them consumed there; {f['old']} older than the TTL when B "
+            f"was reachable again, of which B holds {f['old_on_b']}; {f['young']} younger than the TTL still when A's "
+            f"replicator had caught up ({f['caught_up_s']} s after the heal), of which B holds {f['young_on_b']}; "
+            f"{f['neither']} in between, judged by neither")
+    checks = ("unexpired-on-b", "backlog-outlives-ttl")
+    if f["ttl_s"] != out.plan.ttl_s:
+        why = f"not judged: A's namespace did not take the TTL ({out.ttl}); {said}"
+        return [row(f"{prefix}/{c}", None, why, **f) for c in checks]
+    if out.caught_up_ns is None:
+        why = f"not judged: A's replicator to B never drained ({out.replicator}); {said}"
+        return [row(f"{prefix}/{c}", None, why, **f) for c in checks]
+    return [row(f"{prefix}/nothing-lost", *spark_lost(out.verdict)),
+            row(f"{prefix}/unexpired-on-b", f["young_on_b"] == f["young"] if f["young"] else None,
+                said if f["young"] else f"no send was younger than the TTL when A's replicator caught up; {said}", **f),
+            row(f"{prefix}/backlog-outlives-ttl", f["old_on_b"] == f["old"] if f["old"] else None,
+                said if f["old"] else f"no send was older than the TTL when B was reachable again; {said}", **f)]

@@ -72,16 +72,18 @@ def stored_on(client, topic: str) -> dict[str, str]:
     return dict(stored_all(client, topic))
 
 
-def stored_all(client, topic: str) -> list[tuple[str, str]]:
-    """(uid, ``ledger:entry``) for every entry B holds, in B's order: a message stored twice is listed twice."""
-    reader = within(CLIENT_CALL_DEADLINE_S, "reader on B", lambda: client.create_reader(topic, pulsar.MessageId.earliest))
+def stored_all(client, topic: str, side: str = "B") -> list[tuple[str, str]]:
+    """(uid, ``ledger:entry``) for every entry the cluster of ``client`` holds (``side`` names it in a hung
+    call's evidence), in its order: a message stored twice is listed twice."""
+    reader = within(CLIENT_CALL_DEADLINE_S, f"reader on {side}",
+                    lambda: client.create_reader(topic, pulsar.MessageId.earliest))
     found = []
     try:
         while True:
             try:
-                message = within(CLIENT_CALL_DEADLINE_S, "read on B", lambda: reader.read_next(2000))
+                message = within(CLIENT_CALL_DEADLINE_S, f"read on {side}", lambda: reader.read_next(2000))
             except pulsar.Timeout:
                 return found
             found.append((message.properties().get("uid", ""), format_msg_id(message.message_id())))
     finally:
-        within(CLIENT_CALL_DEADLINE_S, "close the reader on B", reader.close)
+        within(CLIENT_CALL_DEADLINE_S, f"close the reader on {side}", reader.close)

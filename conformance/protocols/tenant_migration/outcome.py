@@ -164,14 +164,27 @@ class CleanupOutcome:
 # The seed's step 4 (TM-S4): "trigger topic unload" on A and on B while A's replicator carries a backlog
 # and producers keep writing.
 
+# how the switch renews the clients: the seed's unloads, or what an operator does instead, a rolling
+# restart of each cluster's brokers (graceful: SIGTERM runs the broker's shutdown)
+SWITCHES = ("unload", "restart")
+
+
 @dataclass(frozen=True)
 class UnloadPlan:
     producers: int = 1  # producers per topic on A (the research note: V1 dedup loses with several)
     dedup: bool = False  # deduplication enabled on the namespace on A and on B
     rate: float = 300.0  # messages per second, all producers together
-    seconds: float = 8.0  # how long they write
+    seconds: float = 8.0  # how long they write at least (a restart's switch writes on until 2 s after it)
     unload_at_s: float = 4.0  # when both namespaces are unloaded (A's, then B's)
     throttle: int = 100  # A's replicator dispatch rate (msg/s) until after the unloads: a backlog at the switch
+    switch: str = "unload"  # SWITCHES: the namespace unloaded, or the cluster restarted, A then B
+    # A's namespace retains what it stores, so A's own copies can be read back: a producer's resend over
+    # a restart may store a message twice on A already, which is no copy made by replication
+    retain_on_a: bool = False
+
+    def __post_init__(self) -> None:
+        if self.switch not in SWITCHES:
+            raise ValueError(f"switch {self.switch!r}: one of {', '.join(SWITCHES)}")
 
 
 @dataclass
@@ -185,6 +198,38 @@ class UnloadOutcome:
     unloads: list[dict]  # each unload: which cluster, when, A's replicator to B just before, the answer
     settings: dict  # replicationProducerQueueSize, B's deduplication status, as read
     caught_up_s: float | None  # after the throttle was lifted, until A's replicator to B had no backlog
+    replicator: dict  # A's replicator to B then
+    b_stored: list[list[str]]  # [uid, position] for every message B holds, in B's order (a reader)
+    columns: dict = saved.captured()
+    a_stored: list[list[str]] | None = None  # the same on A (plan.retain_on_a), None: not read
+
+
+# ---------------------------------------------------------------------------------------------------
+# Step 4 with a message TTL on A's namespace while B is unreachable (TM-S4-ttl): what of A's replication
+# backlog outlives the TTL once B is reachable again.
+
+@dataclass(frozen=True)
+class TtlPlan:
+    # messageTTLInSeconds on A's namespace, set once A's replicator to B runs: a replicator takes its
+    # namespace's TTL at the replication check that follows a policy change (PersistentTopic.checkReplication),
+    # as one that has run longer than replicationPolicyCheckDurationSeconds (600 s) always has
+    ttl_s: int = 5
+    rate: float = 50.0  # messages per second on A, from the cut until A's replicator has caught up again
+    outage_s: float = 8.0  # B unreachable from A (A's link to B cut) this long: longer than the TTL
+
+
+@dataclass
+class TtlOutcome:
+    name: str
+    run_dir: Path
+    topic: str
+    plan: TtlPlan
+    verdict: dict
+    markers: list
+    ttl: dict  # the TTL as asked and as A's namespace then reported it (GET .../messageTTL), or the refusal
+    cut_ns: int  # when B became unreachable from A ...
+    healed_ns: int  # ... and reachable again
+    caught_up_ns: int | None  # when A's replicator to B was connected with no backlog (None: never, in time)
     replicator: dict  # A's replicator to B then
     b_stored: list[list[str]]  # [uid, position] for every message B holds, in B's order (a reader)
     columns: dict = saved.captured()

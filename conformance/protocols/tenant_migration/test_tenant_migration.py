@@ -9,9 +9,9 @@ import uuid
 import pytest
 
 from ...harness.recorder import Recorder
-from . import cleanup, existing_data, judge, scenario, unloads
+from . import cleanup, existing_data, judge, scenario, ttl, unloads
 from .checks import CHECKS
-from .outcome import CleanupPlan, StartPlan, UnloadPlan
+from .outcome import CleanupPlan, StartPlan, TtlPlan, UnloadPlan
 
 pytestmark = [pytest.mark.tenant_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -99,6 +99,10 @@ def test_clean_up_after_the_switch(pulsar_deployment, certify_run, request):
 
 
 UNLOADS = {"unloads": UnloadPlan(), "unloads-dedup-3-producers": UnloadPlan(producers=3, dedup=True)}
+# the switch an operator may make instead of unloads: each cluster restarted (A, then B), 3 producers with
+# deduplication on; A retains what it stores, so a producer's resend A stored twice is told apart
+RESTARTS = {"restarts-dedup-3-producers": UnloadPlan(producers=3, dedup=True, switch="restart", rate=150.0,
+                                                     retain_on_a=True)}
 
 
 @pytest.mark.parametrize("variant", list(UNLOADS))
@@ -111,4 +115,31 @@ def test_unloads_at_the_switch(pulsar_deployment, certify_run, request, variant)
                       UNLOADS[variant], seed=certify_run.seed)
     rec = Recorder(certify_run, request, out, CHECKS)
     rec.record(judge.judge_unloads(out))
+    rec.finish()
+
+
+@pytest.mark.parametrize("variant", list(RESTARTS))
+def test_restarts_at_the_switch(pulsar_deployment, certify_run, request, variant):
+    """Step 4 with a rolling restart instead of unloads: A's replicator throttled to hold a backlog, three
+    producers with deduplication writing, A's cluster restarted and then B's; once drained, every send A
+    acknowledged is on B, stored once."""
+    namespace = pulsar_deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
+    out = unloads.run(pulsar_deployment, certify_run.directory("captures", variant), variant, namespace,
+                      RESTARTS[variant], seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge_unloads(out))
+    rec.finish()
+
+
+def test_message_ttl_while_b_is_unreachable(pulsar_deployment, certify_run, request):
+    """Step 4 with a message TTL on A's namespace and A's link to B cut for longer than the TTL: what A
+    sent in the outage's last second (younger than the TTL) must reach B (TM-R01); what it sent at the
+    outage's start (older than the TTL when B was back) reaching B too is what an operator expects
+    (TM-R11, a SHOULD: Pulsar's TTL covers the replication backlog by design)."""
+    name = "message-ttl-b-unreachable"
+    namespace = pulsar_deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
+    out = ttl.run(pulsar_deployment, certify_run.directory("captures", name), name, namespace, TtlPlan(),
+                  seed=certify_run.seed)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge_ttl(out))
     rec.finish()

@@ -1,7 +1,9 @@
 """The seed's step 4's unloads (TM-S4), live: producers on A keep writing while A's replicator to B
 carries a backlog, and the tenant's namespace is unloaded on A and then on B ("trigger topic unload
 so that clients can renew"); once the replicator drained, a reader on B lists every entry B holds
-(judge.judge_unloads).
+(judge.judge_unloads). The same with broker restarts instead of unloads (``UnloadPlan.switch``):
+A's cluster restarted, then B's, gracefully, as an operator's rolling restart does, while the
+producers write on.
 
 The backlog is made by throttling A's replicator (the namespace's replicatorDispatchRate) rather
 than by cutting the link: a cut replicator reconnects with a backoff of up to a minute, a throttled
@@ -18,12 +20,14 @@ from pathlib import Path
 import pulsar
 
 from pulsar_conformance.fixtures.deploy.admin import AdminError, or_refusal
+from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.wait import wait_until
 
 from ...harness import outcome as saved
 from ...harness import timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
+from .existing_data import RETENTION
 from .observe import SUBSCRIPTION
 from .outcome import UnloadOutcome, UnloadPlan
 from .scenario import drain, on_a_and_b, read_verdict
@@ -58,10 +62,31 @@ def _unload(deployment, cluster: str, namespace: str, topic: str, line) -> dict:
             "connected": replicator.get("connected")}
 
 
-def _write(producer, rate: float, until: float, errors: list) -> None:
-    """Send at ``rate`` until ``until`` (monotonic); a failed send is captured and writing goes on."""
+def _restart(deployment, cluster: str, namespace: str, topic: str, line) -> dict:
+    """The cluster stopped gracefully and started again on its data (``deployment.restart``); a
+    deployment that cannot restart raises FaultUnsupported, which leaves the scenario unknown."""
+    replicator = observe.replicator(deployment.clusters["blue"], deployment.clusters["green"], topic)
+    at = line.mark(f"restart of {cluster} (A's replication backlog {replicator.get('replicationBacklog')})")
+    try:
+        deployment.restart(cluster)
+        answer = "ok"
+    except FaultUnsupported:
+        raise
+    except Exception as error:  # noqa: BLE001 - a restart that failed is the run's evidence, judged unknown
+        answer = f"failed: {type(error).__name__}: {str(error)[:200]}"
+    took = round((time.time_ns() - at) / 1e9, 1)
+    line.mark(f"{cluster} restarted: {answer} ({took} s)")
+    return {"cluster": cluster, "ts_ns": at, "answer": answer, "backlog": replicator.get("replicationBacklog"),
+            "connected": replicator.get("connected"), "took_s": took}
+
+
+SWITCH = {"unload": _unload, "restart": _restart}
+
+
+def _write(producer, rate: float, stop: threading.Event, errors: list) -> None:
+    """Send at ``rate`` until ``stop`` is set; a failed send is captured and writing goes on."""
     began, n = time.monotonic(), 0
-    while time.monotonic() < until:
+    while not stop.is_set():
         n += 1
         try:
             producer.send(b"m" * 64, key=f"k{n % 8}")
@@ -78,9 +103,11 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
         for cluster in ("blue", "green"):
             admin = deployment.admin(cluster)
             admin.request("POST", admin.namespace_path(namespace) + "/deduplication", json=True)
+    if plan.retain_on_a:
+        deployment.admin("blue").request("POST", deployment.admin("blue").retention_path(namespace), json=RETENTION)
     settings = {"replicationProducerQueueSize": or_refusal(a.admin().runtime_config).get("replicationProducerQueueSize"),
                 "dedup_on_b": or_refusal(b.admin().request, "GET", b.admin().namespace_path(namespace) + "/deduplication")}
-    unloads, catch_up, b_stored, errors = [], {}, [], []
+    unloads, catch_up, b_stored, a_stored, errors = [], {}, [], None, []
     with on_a_and_b(a, b, run_dir, name, plan, seed=seed, line=line) as (capture, client_a, client_b):
         capture.must_see(topic, SUBSCRIPTION)
         within(CLIENT_CALL_DEADLINE_S, "subscribe on B", lambda: client_b.subscribe(
@@ -92,15 +119,21 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
         _throttle(a.admin(), namespace, plan.throttle)
         line.mark(f"A's replicator throttled to {plan.throttle} msg/s; {plan.producers} producer(s) write "
                   f"{plan.rate:.0f} msg/s for {plan.seconds:.0f} s")
-        until = time.monotonic() + plan.seconds
-        writers = [threading.Thread(target=_write, args=(p, plan.rate / plan.producers, until, errors), daemon=True)
+        began, stop = time.monotonic(), threading.Event()
+        writers = [threading.Thread(target=_write, args=(p, plan.rate / plan.producers, stop, errors), daemon=True)
                    for p in producers]
         for w in writers:
             w.start()
-        time.sleep(plan.unload_at_s)
-        unloads = [_unload(deployment, c, namespace, topic, line) for c in ("blue", "green")]
-        for w in writers:
-            w.join(plan.seconds + 90)
+        try:
+            time.sleep(plan.unload_at_s)
+            unloads = [SWITCH[plan.switch](deployment, c, namespace, topic, line) for c in ("blue", "green")]
+            # the producers write at least plan.seconds, and on for 2 s after a restart's switch
+            tail = 0.0 if plan.switch == "unload" else 2.0
+            time.sleep(max(tail, began + plan.seconds - time.monotonic()))
+        finally:
+            stop.set()
+            for w in writers:
+                w.join(90)
         line.mark(f"producers stopped ({len(errors)} failed sends)")
         _throttle(a.admin(), namespace, None)
         lifted = line.mark("throttle lifted: A's replicator drains")
@@ -109,14 +142,17 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
                     "replicator": observe.replicator(a, b, topic)}
         line.mark("B holds every entry A has" if caught_up else f"B did NOT catch up within {CATCH_UP_S:.0f} s")
         b_stored = [list(p) for p in observe.stored_all(client_b, topic)]
+        if plan.retain_on_a:
+            a_stored = [list(p) for p in observe.stored_all(client_a, topic, "A")]
         on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green",
                                 consumer_type=pulsar.ConsumerType.Shared)
         received = drain(on_b, quiet=3.0, timeout=90)
         line.mark(f"B: {len(b_stored)} entries; the consumer on B got {received}")
     columns, verdict = read_verdict(run_dir, line)
     out = UnloadOutcome(name, run_dir, topic, plan, verdict, line.markers, unloads, settings,
-                        catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_stored, columns)
+                        catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_stored, columns, a_stored)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "unloads": unloads, "settings": settings,
-                                                 **catch_up, "b_stored": b_stored}, line.markers, verdict)
+                                                 **catch_up, "b_stored": b_stored, "a_stored": a_stored},
+                  line.markers, verdict)
     saved.save(out, run_dir)
     return out

@@ -1,5 +1,6 @@
-"""The seed's steps 2 (replication switched on over existing data) and 5 (the clean-up of A) judged
-offline on hand-made outcomes, saved and loaded as the live scenarios leave them; each check is
+"""The seed's steps 2 (replication switched on over existing data), 4 (unloads or restarts at the
+switch; a message TTL while B is unreachable) and 5 (the clean-up of A) judged offline on hand-made
+outcomes, saved and loaded as the live scenarios leave them; each check is
 shown failing on a mutant of a passing outcome."""
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pulsar_conformance.conformance.protocols.tenant_migration.outcome import (
     CleanupPlan,
     StartOutcome,
     StartPlan,
+    TtlOutcome,
+    TtlPlan,
     UnloadOutcome,
     UnloadPlan,
 )
@@ -172,3 +175,99 @@ def test_each_unload_check_fails_on_its_mutant(tmp_path):
 def test_a_refused_unload_or_no_catch_up_judges_nothing(tmp_path):
     assert set(_unload_verdicts(_unloaded(tmp_path, answers=("ok", "refused 403: x"))).values()) == {None}
     assert set(_unload_verdicts(_unloaded(tmp_path, caught_up=None)).values()) == {None}
+
+
+def _restarted(tmp_path, stored, a_stored, answers=("ok", "ok")) -> UnloadOutcome:
+    out = _unloaded(tmp_path, stored=stored, answers=answers)
+    plan = UnloadPlan(producers=3, dedup=True, switch="restart", retain_on_a=True)
+    restarts = [dict(u, took_s=21.5) for u in out.unloads]
+    return dataclasses.replace(out, name="restarts", plan=plan, unloads=restarts,
+                               a_stored=None if a_stored is None else [[u, f"7:{n}:-1:-1"] for n, u in enumerate(a_stored)])
+
+
+def test_a_restart_outcome_round_trips_and_a_copy_a_stored_itself_is_not_charged_to_replication(tmp_path):
+    five = [f"p/{i}" for i in range(1, 6)]
+    out = _restarted(tmp_path, five, five)
+    saved.save(out, tmp_path)
+    loaded = saved.load(UnloadOutcome, tmp_path, columns=out.columns)
+    assert loaded == out and loaded.a_stored == out.a_stored and loaded.plan.switch == "restart"
+    assert _unload_verdicts(out) == {"nothing-lost": True, "acked-on-a-stored-on-b": True, "stored-once-on-b": True}
+    # p/3 twice on B, and twice on A: the producer's resend over A's restart, replicated as A stored it
+    both = _restarted(tmp_path, five + ["p/3"], five + ["p/3"])
+    assert _unload_verdicts(both)["stored-once-on-b"] is True
+    assert "1 of the extra copies A itself stored twice" in judge.judge_unloads(both)[-1].evidence
+    # twice on B but once on A: a copy replication made, over the bound (0) with deduplication on
+    assert _unload_verdicts(_restarted(tmp_path, five + ["p/3"], five))["stored-once-on-b"] is False
+    # A not read (an unload outcome of before): every extra copy is replication's, as it was judged then
+    assert _unload_verdicts(_restarted(tmp_path, five + ["p/3"], None))["stored-once-on-b"] is False
+
+
+def test_a_failed_restart_judges_nothing_and_says_so(tmp_path):
+    five = [f"p/{i}" for i in range(1, 6)]
+    rows = judge.judge_unloads(_restarted(tmp_path, five, five, answers=("ok", "failed: RuntimeError: not ready")))
+    assert {r.ok for r in rows} == {None} and all("a restart failed" in r.evidence for r in rows)
+
+
+def test_a_plan_refuses_an_unknown_switch():
+    try:
+        UnloadPlan(switch="reboot")
+    except ValueError as error:
+        assert "unload, restart" in str(error)
+    else:
+        raise AssertionError("an unknown switch was accepted")
+
+
+CUT, HEALED, CAUGHT_UP = 1_000 * 10**9, 1_012 * 10**9, 1_014 * 10**9  # the outage 12 s, B caught up 2 s later
+
+
+def _ttl(tmp_path, on_b=None, effective=8, caught_up=CAUGHT_UP) -> TtlOutcome:
+    """p/1..p/3 sent right after the cut (older than the 8 s TTL at the heal), p/4..p/6 in the outage's
+    last second (younger than it when B caught up); A's consumer received them all."""
+    times = {1: CUT + 10**8, 2: CUT + 2 * 10**8, 3: CUT + 3 * 10**8,
+             4: HEALED - 3 * 10**8, 5: HEALED - 2 * 10**8, 6: HEALED - 10**8}
+    rows = [("send_ok", T, "blue", f"p/{i}", f"7:{i}:-1:-1", t, i) for i, t in times.items()]
+    rows += [("receive", T, "blue", f"p/{i}", f"7:{i}:-1:-1", t + 10**6, i) for i, t in times.items()]
+    on_b = range(1, 7) if on_b is None else on_b
+    return TtlOutcome("message-ttl-b-unreachable", tmp_path, T, TtlPlan(ttl_s=8), CLEAN, [],
+                      {"asked": 8, "effective": effective}, CUT, HEALED, caught_up,
+                      {"connected": True, "replicationBacklog": 0},
+                      [[f"p/{i}", f"9:{i}:-1:-1"] for i in on_b], _columns(rows))
+
+
+def _ttl_verdicts(out):
+    return {r.check.rsplit("/", 1)[-1]: r.ok for r in judge.judge_ttl(out)}
+
+
+def test_a_ttl_outcome_round_trips_and_everything_on_b_passes(tmp_path):
+    out = _ttl(tmp_path)
+    saved.save(out, tmp_path)
+    loaded = saved.load(TtlOutcome, tmp_path, columns=out.columns)
+    assert loaded == out and judge.judge_ttl(loaded) == judge.judge_ttl(out)
+    assert _ttl_verdicts(out) == {"nothing-lost": True, "unexpired-on-b": True, "backlog-outlives-ttl": True}
+    f = judge.ttl_figures(out)
+    assert (f["old"], f["young"], f["neither"], f["outage_s"], f["caught_up_s"]) == (3, 3, 0, 12.0, 2.0)
+
+
+def test_the_ttl_expiring_the_old_batch_fails_the_should_only(tmp_path):
+    # what Pulsar's TTL does to a replication backlog by design: the old batch never reaches B
+    expired = _ttl_verdicts(_ttl(tmp_path, on_b=range(4, 7)))
+    assert expired == {"nothing-lost": True, "unexpired-on-b": True, "backlog-outlives-ttl": False}
+
+
+def test_a_young_send_missing_on_b_fails_the_must(tmp_path):
+    # a send younger than the TTL all along: nothing the TTL does explains its absence
+    assert _ttl_verdicts(_ttl(tmp_path, on_b=(1, 2, 3, 4, 6)))["unexpired-on-b"] is False
+
+
+def test_a_ttl_not_taken_or_no_catch_up_judges_nothing(tmp_path):
+    assert set(_ttl_verdicts(_ttl(tmp_path, effective=None)).values()) == {None}
+    assert set(_ttl_verdicts(_ttl(tmp_path, caught_up=None)).values()) == {None}
+
+
+def test_sends_the_ttl_boundary_leaves_open_are_judged_by_neither(tmp_path):
+    # B caught up 9 s after the heal: the last batch was then older than the TTL too (within the send
+    # latency allowed), so no send is young, and the MUST is not judged on this run
+    late = _ttl(tmp_path, on_b=range(4, 7), caught_up=HEALED + 9 * 10**9)
+    rows = {r.check.rsplit("/", 1)[-1]: r for r in judge.judge_ttl(late)}
+    assert rows["unexpired-on-b"].ok is None and "no send was younger" in rows["unexpired-on-b"].evidence
+    assert judge.ttl_figures(late)["neither"] == 3
