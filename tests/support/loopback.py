@@ -9,11 +9,13 @@ from collections.abc import Callable, Iterator
 
 @contextlib.contextmanager
 def serve(answer: Callable[[http.server.BaseHTTPRequestHandler], tuple[int, dict, bytes]]) -> Iterator[int]:
-    """Serve ``GET`` with ``answer(handler)`` -> (status, headers, body) on 127.0.0.1; yields the port
-    (the handler gives the request's path and headers)."""
+    """Serve ``GET`` (and ``PUT``, ``POST``, ``DELETE``) with ``answer(handler)`` -> (status, headers, body)
+    on 127.0.0.1; yields the port (the handler gives the request's ``command``, path and headers, and
+    ``body``, the bytes it sent)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - http.server's name
+            self.body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             status, headers, body = answer(self)
             self.send_response(status)
             for key, value in headers.items():
@@ -21,6 +23,8 @@ def serve(answer: Callable[[http.server.BaseHTTPRequestHandler], tuple[int, dict
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        do_PUT = do_POST = do_DELETE = do_GET  # noqa: N815 - http.server's names
 
         def log_message(self, *args):  # the default writes to stderr
             pass
