@@ -54,6 +54,8 @@ def command_line(request) -> str:
         parts += ["--topology", request.deployment.topology]
     if request.allow_irreversible:
         parts.append("--allow-irreversible")
+    if request.keep:
+        parts.append("--keep")
     parts += ["--seed", str(request.seed)]
     return shlex.join(parts)
 
@@ -94,6 +96,7 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "anomalies": {c["name"]: c["verdict"] for c in captures},
         "spec": spec,
         "timings": timings.breakdown(out),  # where the time went (reports/timings.py)
+        "cleanup": cleanup_digest(out),  # an external deployment: what the run left on the clusters
         "bundle": {"archive": archive.archive_path(out).name, "manifest": archive.MANIFEST, "left_out": left_out},
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
@@ -113,6 +116,21 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     progress(f"certify: archive {sealed['archive']} ({sealed['files']} files, SHA-256 manifest "
              f"{archive.MANIFEST}; check it with: pulsar-conformance verify {sealed['archive']})")
     return summary
+
+
+def cleanup_digest(out: Path) -> dict | None:
+    """What cleanup.json (an external deployment's clean-up, fixtures/deploy/cleanup.py) says in short:
+    kept or deleted, and what stays; None without one (local clusters are thrown away whole)."""
+    try:
+        doc = json.loads((out / "cleanup.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    return {"kept": bool(doc.get("kept")), "complete": bool(doc.get("complete")), "by": doc.get("by"),
+            "created": len(doc.get("created") or []), "deleted": len(doc.get("deleted") or []),
+            "already_gone": len(doc.get("already_gone") or []),
+            "left": [f"{e.get('cluster')}: {e.get('kind')} {e.get('name')}" for e in doc.get("left") or []]}
 
 
 def suite_commit() -> str | None:

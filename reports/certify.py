@@ -9,6 +9,11 @@ swept by the next start. The bundle is then built from what the tests recorded.
 ``--client-version`` gives the child another pulsar-client than this environment's: a
 directory of its own, cached under the state dir (fixtures/client_versions.py), first on the
 child's PYTHONPATH.
+
+On an external deployment the child deletes what its tests created on the clusters when its session
+ends (fixtures/deploy/cleanup.py); when it was interrupted or died before that clean-up finished,
+this process runs the same clean-up from the ``created.jsonl`` the child appended to as it went,
+before the bundle is built. ``--keep`` leaves it all (the child gets ``PULSAR_CONFORMANCE_KEEP=1``).
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from pathlib import Path
 
 import pulsar_conformance.conformance as suites
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
+from pulsar_conformance.fixtures.deploy import cleanup
 from pulsar_conformance.fixtures.deploy.topology import ENV as TOPOLOGY_ENV
 from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
 from pulsar_conformance.output import emit, progress
@@ -79,6 +85,7 @@ def certify_once(request: CertifyRequest) -> dict:
     command = _pytest_command(request.profile, out, request.select)
     child_started = time.time()
     outcome = _run_child(command, env, log=out / E2E_LOG)
+    clean_up_after_tests(request, interrupted=outcome == EXIT_INTERRUPTED)
     timings.record_parent(out, before_tests_s=child_started - started, tests_process_s=time.time() - child_started)
     progress("certify: building the bundle...")
     built = time.time()
@@ -86,6 +93,26 @@ def certify_once(request: CertifyRequest) -> dict:
     # where the time went, at the end of the run (the figures are in summary.json's "timings")
     progress(timings.text(summary.get("timings"), total_s=time.time() - started, bundle_s=time.time() - built))
     return summary
+
+
+def clean_up_after_tests(request: CertifyRequest, *, interrupted: bool) -> dict | None:
+    """On an external deployment, the clean-up the tests' process did not finish (interrupted, killed,
+    crashed), from the ``created.jsonl`` it left: the same function over the same records. A second
+    Ctrl-C here ends the clean-up (what it did is in cleanup.json) but not the bundle."""
+    out = request.out
+    if request.deployment.backend != "external" or not request.deployment.file:
+        return None  # local and container clusters are thrown away whole
+    if cleanup.finished(out) or not (out / cleanup.CREATED).exists():
+        return None  # the tests cleaned up (or kept, with --keep), or created nothing
+    why = "was interrupted" if interrupted else "ended before its clean-up finished"
+    progress(f"certify: the tests' process {why}; deleting what it created on the clusters "
+             f"({'kept: --keep' if request.keep else out / cleanup.CREATED})")
+    try:
+        return cleanup.clean_up_file(out, request.deployment.file, keep=request.keep,
+                                     by=f"certify, after the tests' process {why}", say=progress)
+    except KeyboardInterrupt:
+        progress(f"certify: clean-up interrupted; what stays is in {out / cleanup.REPORT}")
+        return None
 
 
 def _text(summary: dict, out: Path) -> str:
@@ -100,6 +127,11 @@ def _child_env(request: CertifyRequest) -> dict:
     env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(request.out)
     env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = request.profile.name
     env["PULSAR_CONFORMANCE_SEED"] = str(request.seed)
+    # the run's id (fault commands' {run_id}, each record of what the run created: fixtures/deploy/cleanup.py)
+    env[cleanup.RUN_ID_ENV] = cleanup.run_id_of(request.run_id)
+    env.pop(cleanup.KEEP_ENV, None)
+    if request.keep:
+        env[cleanup.KEEP_ENV] = "1"
     env.pop("PULSAR_CONFORMANCE_EXTERNAL", None)
     env["PULSAR_CONFORMANCE_BACKEND"] = "containers" if request.deployment.backend == "containers" else "local"
     # what every deployment the tests start runs per cluster (fixtures/deploy/topology.from_environment)

@@ -46,6 +46,10 @@ def register(commands) -> None:
     p.add_argument("--allow-irreversible", action="store_true",
                    help="external deployment: also run the scenarios that change a cluster for good (a "
                         "cluster-level migration); without it they are deselected and the report says so")
+    p.add_argument("--keep", action="store_true",
+                   help="external deployment: leave the tenants, namespaces and topics the run created on the "
+                        "clusters (deleted at the end otherwise, also after Ctrl-C; the bundle's cleanup.json "
+                        "says what was deleted and what stays)")
     p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "

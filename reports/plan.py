@@ -193,7 +193,8 @@ def _creates(deployment, profile, allowed: bool) -> list[str]:
             continue
         names = ", ".join(f"{r} = {deployment.cluster_of(r)}" for r in p.roles)
         out.append(f"{p.area}: tenants, namespaces (replicated across {names}), topics and subscriptions of its "
-                   "scenarios; they stay on the clusters after the run (delete them by the run's tenant names)")
+                   "scenarios; deleted at the end of the run, also after Ctrl-C, unless certify --keep (the bundle's "
+                   "cleanup.json says what stays; docs/deployments.md, 'What a run leaves on your clusters')")
         if p.faults:
             out.append(f"{p.area}: runs the file's fault commands {', '.join(p.faults)} (with evidence in the bundle)")
         if p.irreversible and allowed:

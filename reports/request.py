@@ -100,6 +100,8 @@ class CertifyRequest:
     clients: tuple[tuple[str | None, Any], ...] = ()
     # an external deployment's irreversible scenarios (a cluster-level migration) run only when asked
     allow_irreversible: bool = False
+    # an external deployment: leave what the run created on the clusters (deleted at the end otherwise)
+    keep: bool = False
 
     @property
     def is_series(self) -> bool:
@@ -167,6 +169,7 @@ def certify_request(args) -> CertifyRequest:
     out = check_output_path(args.out or Path("reports") / run_id, kind="dir", option="--out", empty=True)
     _check_matrix_deployment(matrix, args.deployment)
     _check_version_deployment(args.pulsar_version, args.deployment)
+    keep = check_keep(bool(getattr(args, "keep", False)), args.deployment)
     _check_java_env()
     deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None))
     if deployment.backend == "external":
@@ -177,7 +180,7 @@ def certify_request(args) -> CertifyRequest:
         options=option_values(options), exclude=exclude,
         select=select, vendor=args.vendor, product=args.product, json=bool(getattr(args, "json", False)),
         deployment_option=args.deployment, out_option=args.out,
-        allow_irreversible=bool(getattr(args, "allow_irreversible", False)))
+        allow_irreversible=bool(getattr(args, "allow_irreversible", False)), keep=keep)
     _check_releases(request)
     _prepare_options(request, given)
     return request.replace(clients=_prepare_clients(request))
@@ -451,6 +454,33 @@ def _check_version_deployment(version: str | None, option: str | None) -> None:
                          "(GET /admin/v2/brokers/version)",
                          "drop --pulsar-version (give the product's own version in the deployment file's "
                          "product: or --product FILE if it differs)")
+
+
+KEEP_ENV = "PULSAR_CONFORMANCE_KEEP"  # fixtures/deploy/cleanup.KEEP_ENV, which the tests' process reads
+
+
+def check_keep(given: bool, option: str | None) -> bool:
+    """``--keep`` (or ``$PULSAR_CONFORMANCE_KEEP=1``, which stands for it): an external deployment
+    leaves what the run created on its clusters. The option alone says the deployment is not external
+    (local and container clusters are thrown away whole: there is nothing to keep); the variable is
+    then ignored, and said so."""
+    local = option in (None, "local", "containers")
+    if given and local:
+        raise UsageError(f"--keep leaves what the run created on an external deployment's clusters; the "
+                         f"{option or 'local'} deployment is stopped and its data removed at the end of the run",
+                         "drop --keep, or pass --deployment FILE (docs/deployments.md, 'What a run leaves on your "
+                         "clusters')")
+    value = os.environ.get(KEEP_ENV, "").strip()
+    if value not in ("", "0", "1"):
+        raise UsageError(f"${KEEP_ENV}={value[:40]!r} (read as --keep): neither 1 nor 0",
+                         f"unset {KEEP_ENV}, or set it to 1 (keep what the run creates) or 0")
+    if given or value != "1":
+        return given
+    if local:
+        progress(f"certify: ${KEEP_ENV}=1 ignored: the {option or 'local'} deployment is thrown away whole")
+        return False
+    progress(f"certify: ${KEEP_ENV}=1 read as --keep: what the run creates stays on the clusters")
+    return True
 
 
 def _check_matrix_deployment(matrix: Matrix | None, option: str | None) -> None:
