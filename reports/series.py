@@ -5,7 +5,10 @@ over them (docs/ci-gating.md).
 A requirement's verdict over repeated runs is its worst (any failing run fails it) with counts
 (``pass 2/3``); one that passed in some runs and failed in others is marked intermittent, with
 the failing runs' seeds and evidence. A matrix runs the profile per Pulsar release or client
-release and writes the comparison (reports/compare.py) of the cells, baseline first.
+release and writes the comparison (reports/compare.py) of the cells, baseline first; over the
+cells a requirement is intermittent only where it was within a cell's repeats, and one whose
+cells' verdicts differ is marked as differing across the cells (a release difference or not is
+for ``releases`` to say, with the repeats), never as intermittent.
 """
 from __future__ import annotations
 
@@ -54,11 +57,13 @@ def run_series(request: CertifyRequest) -> int:
     if request.matrix:
         per_cell = {}
         for cell, members in cells.items():
-            per_cell[cell] = members[0][1] if len(members) == 1 else aggregate(members, profile.name, f"{run_id}-{cell}")
+            # the cell's summary.json sits in the cell's folder: its runs are named from there
+            named = [(Path(folder).relative_to(cell).as_posix(), summary) for folder, summary in members]
+            per_cell[cell] = members[0][1] if len(members) == 1 else aggregate(named, profile.name, f"{run_id}-{cell}")
             if len(members) > 1:
                 _write(out / cell, per_cell[cell])
         doc = compare([Bundle(out / cell, summary) for cell, summary in per_cell.items()])
-        overall = aggregate(list(per_cell.items()), profile.name, run_id)
+        overall = aggregate(list(per_cell.items()), profile.name, run_id, cells=True)
         overall["series"]["comparison"] = {"regressions": doc["regressions"], "changed": doc["changed"]}
     else:
         members = cells[""]
@@ -71,8 +76,9 @@ def run_series(request: CertifyRequest) -> int:
     return certify.exit_code(overall["verdict"], interrupted=bool(overall.get("interrupted")))
 
 
-def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dict:
-    """One summary over runs (or matrix cells): per requirement the worst verdict, with counts."""
+def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str, *, cells: bool = False) -> dict:
+    """One summary over runs (or, ``cells``, over matrix cells, each one run or a summary of its
+    repeats): per requirement the worst verdict, with counts."""
     order: list[str] = []
     rows_by_run = []
     for _, summary in members:
@@ -81,20 +87,23 @@ def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dic
         order += [rid for rid in rows if rid not in order]
     requirements = []
     for rid in order:
-        cells = [rows.get(rid) for rows in rows_by_run]
-        first = next(c for c in cells if c)
-        seen = [c["verdict"] if c else "absent" for c in cells]
+        found = [rows.get(rid) for rows in rows_by_run]
+        first = next(c for c in found if c)
+        seen = [c["verdict"] if c else "absent" for c in found]
         decided = [v for v in seen if v in ORDER]
         verdict = combine(decided) if decided else first["verdict"]
         counts = Counter(seen)
         failing = [{"run": name, "seed": summary.get("seed"), "bundle": name,
                     "evidence": (cell or {}).get("evidence", [])[:2]}
-                   for (name, summary), cell, v in zip(members, cells, seen, strict=True) if v == "fail"]
+                   for (name, summary), cell, v in zip(members, found, seen, strict=True) if v == "fail"]
+        mixed = "pass" in seen and "fail" in seen
         requirements.append({
             **{k: first.get(k) for k in ("id", "strength", "text", "area", "quote", "notes")},
             "verdict": verdict,
             "counts": {v: f"{n}/{len(members)}" for v, n in counts.items()},
-            "intermittent": "pass" in seen and "fail" in seen,
+            # over cells: intermittent within a cell's repeats; a difference between cells is not that
+            "intermittent": any((c or {}).get("intermittent") for c in found) if cells else mixed,
+            "differs_across_cells": cells and mixed,
             "runs": dict(zip([name for name, _ in members], seen, strict=True)),
             "failing_runs": failing,
             "evidence": [e for f in failing for e in f["evidence"]][:3] or first.get("evidence", [])[:3],
@@ -102,6 +111,10 @@ def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dic
     verdict = combine([s["verdict"] for _, s in members])
     reasons = [f"{name}: {s['verdict']} ({'; '.join(s.get('reasons', [])[:2])})" for name, s in members]
     intermittent = [r["id"] for r in requirements if r["intermittent"]]
+    differing = [r["id"] for r in requirements if r["differs_across_cells"]]
+    if differing:
+        reasons.insert(0, "differs across the matrix's cells (each cell's verdict in runs; whether it is a release "
+                          f"difference: pulsar-conformance releases): {', '.join(differing)}")
     if intermittent:
         reasons.insert(0, f"intermittent (passed in some runs, failed in others): {', '.join(intermittent)}")
     base = members[0][1]
@@ -114,8 +127,9 @@ def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str) -> dic
         "counts": {"requirements": dict(Counter(r["verdict"] for r in requirements))},
         "requirements": requirements, "checks": [], "tests": [],
         "series": {"runs": [{"run": name, "seed": s.get("seed"), "verdict": s["verdict"], "versions": s.get("versions"),
-                             "bundle": name} for name, s in members],
-                   "intermittent": intermittent},
+                             "bundle": name, "runs": len((s.get("series") or {}).get("runs") or [None])}
+                            for name, s in members],
+                   "intermittent": intermittent, "cells": cells, "differs_across_cells": differing},
     }
 
 
@@ -131,15 +145,26 @@ def _write_compare(out: Path, doc: dict) -> None:
 
 
 def series_text(summary: dict, out: Path) -> str:
-    lines = [f"{summary['verdict'].upper()} over {len(summary['series']['runs'])} run(s):"]
+    members = summary["series"]["runs"]
+    if summary["series"].get("cells"):
+        lines = [f"{summary['verdict'].upper()} over {len(members)} matrix cell(s), "
+                 f"{sum(r.get('runs', 1) for r in members)} run(s):"]
+    else:
+        lines = [f"{summary['verdict'].upper()} over {len(members)} run(s):"]
     lines += [f"  {r['run']}: {r['verdict']} (seed {r['seed']}, pulsar {(r['versions'] or {}).get('pulsar')}, "
               f"client {(r['versions'] or {}).get('pulsar_client_python')})" for r in summary["series"]["runs"]]
     decided = [r for r in summary["requirements"] if any(v in ORDER for v in r["runs"].values())]
     width = max((len(r["id"]) for r in decided), default=10)
     for r in decided:
         counts = ", ".join(f"{v} {n}" for v, n in r["counts"].items())
-        lines.append(f"  {r['id']:<{width}}  {r['verdict']:<8} {counts}" + ("  INTERMITTENT" if r["intermittent"] else ""))
+        marks = ("  INTERMITTENT" if r["intermittent"] else "") + (
+            "  DIFFERS ACROSS CELLS: " + ", ".join(f"{k} {v}" for k, v in r["runs"].items())
+            if r.get("differs_across_cells") else "")
+        lines.append(f"  {r['id']:<{width}}  {r['verdict']:<8} {counts}{marks}")
     if summary["series"].get("intermittent"):
         lines.append(f"intermittent: {', '.join(summary['series']['intermittent'])}")
+    if summary["series"].get("differs_across_cells"):
+        lines.append(f"differs across cells: {', '.join(summary['series']['differs_across_cells'])} "
+                     "(a release difference only with agreeing repeats: pulsar-conformance releases)")
     lines.append(f"runs side by side: {out / 'compare.html'}")
     return "\n".join(lines)
