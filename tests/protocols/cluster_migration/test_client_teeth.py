@@ -77,6 +77,13 @@ def test_current_client_follows_redirects(tmp_path):
         assert _requirement(summary, rid)["verdict"] == "pass", _requirement(summary, rid)
 
 
+# pulsar-client publishes no wheel of 3.4.0 for Python 3.13 (its first there is 3.6.1, which follows the
+# redirects since 3.5.0): on 3.13 no client that cannot follow exists to show the teeth with (docs/certify.md)
+NO_OLD_CLIENT = sys.version_info >= (3, 13)
+
+
+@pytest.mark.skipif(NO_OLD_CLIENT, reason="no pulsar-client without TopicMigrated handling has a wheel for "
+                                          "Python 3.13 (3.4.0 has none, the first is 3.6.1): run this on 3.11 or 3.12")
 def test_pulsar_client_3_4_fails_the_client_must_with_evidence(tmp_path):
     # R16 is judged in every scenario; the cluster-level one with live traffic is enough to show
     # the old client cannot follow, and the other scenarios add nothing about the client.
