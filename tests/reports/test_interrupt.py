@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from ..support.terminal import sigint_as_in_a_terminal
+from ..support.terminal import HungChild
 from .conftest import CLI
 
 pytestmark = [pytest.mark.pulsar, pytest.mark.slow]
@@ -61,49 +59,21 @@ def test_ctrl_c_ends_a_hung_certify_and_leaves_nothing(tmp_path, backend):
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     # the geo-replication scenario only: on the local backend smoke runs it last, after a scenario of
     # every protocol (docs/certify.md); the hang needs its session deployment, not the minutes before
-    proc = subprocess.Popen([*CLI, "certify", "--profile", "smoke", "--deployment", backend, "--out", str(out), "--json",
-                             "--select", "geo_replication"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=sigint_as_in_a_terminal)
-    lines: list[str] = []
-    hung = threading.Event()
-
-    def drain():
-        for line in proc.stderr:
-            lines.append(line)
-            if "hang-plugin:" in line:  # after pytest -v's test id, on the same line
-                hung.set()
-
-    def stop():  # the same Ctrl-C, so a failed assertion here leaves no brokers either
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + 600
-        while not hung.wait(1) and proc.poll() is None and time.monotonic() < deadline:
-            pass
-        assert hung.is_set(), "the tests never reached the deployment:\n" + "".join(lines[-40:])
+    command = [*CLI, "certify", "--profile", "smoke", "--deployment", backend, "--out", str(out), "--json",
+               "--select", "geo_replication"]
+    with HungChild(command, cwd=REPO, env=env) as child:
+        assert child.wait_hung(600), "the tests never reached the deployment:\n" + child.log(40)
         # everything the run started: the pytest child, the brokers, the fault proxy
-        started = psutil.Process(proc.pid).children(recursive=True)
+        started = psutil.Process(child.proc.pid).children(recursive=True)
         # a container's JVM is the engine's child, not ours: found by the suite's marker
         started += [p for p in processes.find_marked(processes.MARKER_PREFIX + str(state)) if p not in started]
         assert any("java" in " ".join(p.cmdline()) for p in started), [p.cmdline()[:3] for p in started]
         if backend == "containers":
             assert _containers_left(), "the run's clusters are not in containers"
         interrupted_at = time.monotonic()
-        proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C delivers
-        stdout, _ = proc.communicate(timeout=180)
+        stdout = child.interrupt(timeout=180)
         seconds = time.monotonic() - interrupted_at
-    finally:
-        if proc.poll() is None:
-            stop()
-    reader.join(5)
-    log = "".join(lines[-30:])
+    proc, log = child.proc, child.log()
     # the old certify waited 90 s for a teardown that a blocked child never starts, then left its JVMs
     assert seconds < 90, f"certify took {seconds:.0f} s to stop:\n{log}"
     assert _alive(started) == [], log

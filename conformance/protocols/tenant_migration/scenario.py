@@ -184,6 +184,19 @@ def close_clients(line, **clients) -> None:
             line.hung([hung.call])
 
 
+def write_until(producer, rate: float, stop, errors: list) -> None:
+    """Send at ``rate`` (per second) until ``stop`` (a threading.Event) is set: a producer's thread in the
+    step-4 scenarios. A failed send is captured and writing goes on; the judges read the sends that succeeded."""
+    began, n = time.monotonic(), 0
+    while not stop.is_set():
+        n += 1
+        try:
+            producer.send(b"m" * 64, key=f"k{n % 8}")
+        except Exception as error:  # noqa: BLE001 - the capture recorded it
+            errors.append(type(error).__name__)
+        time.sleep(max(0.0, began + n / rate - time.monotonic()))
+
+
 def drain(consumer, *, quiet: float, timeout: float) -> int:
     """Receive and acknowledge until nothing came for ``quiet`` seconds (bounded); how many came."""
     received = [0]

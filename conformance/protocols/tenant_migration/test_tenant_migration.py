@@ -98,34 +98,22 @@ def test_clean_up_after_the_switch(pulsar_deployment, certify_run, request):
     rec.finish()
 
 
-UNLOADS = {"unloads": UnloadPlan(), "unloads-dedup-3-producers": UnloadPlan(producers=3, dedup=True)}
-# the switch an operator may make instead of unloads: each cluster restarted (A, then B), 3 producers with
-# deduplication on; A retains what it stores, so a producer's resend A stored twice is told apart
-RESTARTS = {"restarts-dedup-3-producers": UnloadPlan(producers=3, dedup=True, switch="restart", rate=150.0,
-                                                     retain_on_a=True)}
+# the seed's unloads, and the switch an operator may make instead: each cluster restarted (A, then B), 3
+# producers with deduplication on; A retains what it stores, so a producer's resend A stored twice is told apart
+UNLOADS = {"unloads": UnloadPlan(), "unloads-dedup-3-producers": UnloadPlan(producers=3, dedup=True),
+           "restarts-dedup-3-producers": UnloadPlan(producers=3, dedup=True, switch="restart", rate=150.0,
+                                                    retain_on_a=True)}
 
 
 @pytest.mark.parametrize("variant", list(UNLOADS))
-def test_unloads_at_the_switch(pulsar_deployment, certify_run, request, variant):
+def test_unloads_or_restarts_at_the_switch(pulsar_deployment, certify_run, request, variant):
     """The seed's step 4 unloads: A's replicator throttled to hold a backlog, producers writing, the
-    namespace unloaded on A and then on B; once drained, every send A acknowledged is on B, and stored
-    once with deduplication (at most the replicator's unreceipted window again per unload without)."""
+    namespace unloaded on A and then on B (or, the restarts variant, A's cluster restarted and then B's);
+    once drained, every send A acknowledged is on B, and stored once with deduplication (at most the
+    replicator's unreceipted window again per unload or restart without)."""
     namespace = pulsar_deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
     out = unloads.run(pulsar_deployment, certify_run.directory("captures", variant), variant, namespace,
                       UNLOADS[variant], seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    rec.record(judge.judge_unloads(out))
-    rec.finish()
-
-
-@pytest.mark.parametrize("variant", list(RESTARTS))
-def test_restarts_at_the_switch(pulsar_deployment, certify_run, request, variant):
-    """Step 4 with a rolling restart instead of unloads: A's replicator throttled to hold a backlog, three
-    producers with deduplication writing, A's cluster restarted and then B's; once drained, every send A
-    acknowledged is on B, stored once."""
-    namespace = pulsar_deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
-    out = unloads.run(pulsar_deployment, certify_run.directory("captures", variant), variant, namespace,
-                      RESTARTS[variant], seed=certify_run.seed)
     rec = Recorder(certify_run, request, out, CHECKS)
     rec.record(judge.judge_unloads(out))
     rec.finish()

@@ -28,7 +28,7 @@ from ...harness import timeline
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import TtlOutcome, TtlPlan
-from .scenario import _receive_one, drain, on_a_and_b, read_verdict
+from .scenario import _receive_one, drain, on_a_and_b, read_verdict, write_until
 
 CATCH_UP_S = 90.0
 CONNECTED_S = 30.0
@@ -43,17 +43,6 @@ def _set_ttl(admin, namespace: str, seconds: int) -> dict:
         return {"asked": seconds, "effective": admin.request("GET", path)}
     except AdminError as error:
         return {"asked": seconds, "effective": None, "refused": f"{error.status}: {error.body[:200]}"}
-
-
-def _write(producer, rate: float, stop: threading.Event, errors: list) -> None:
-    began, n = time.monotonic(), 0
-    while not stop.is_set():
-        n += 1
-        try:
-            producer.send(b"m" * 64, key=f"k{n % 8}")
-        except Exception as error:  # noqa: BLE001 - the capture recorded it; the judge reads sends that succeeded
-            errors.append(type(error).__name__)
-        time.sleep(max(0.0, began + n / rate - time.monotonic()))
 
 
 def _consume(consumer, stop: threading.Event) -> None:
@@ -82,7 +71,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: TtlPlan, *, 
                   + (f" (refused {ttl['refused']})" if "refused" in ttl else ""))
         time.sleep(TTL_TAKEN_S)
         stop_writing, stop_reading = threading.Event(), threading.Event()
-        writer = threading.Thread(target=_write, args=(producer, plan.rate, stop_writing, errors), daemon=True)
+        writer = threading.Thread(target=write_until, args=(producer, plan.rate, stop_writing, errors), daemon=True)
         reader = threading.Thread(target=_consume, args=(on_a, stop_reading), daemon=True)
         try:
             deployment.cut("blue", "green", one_way=True)

@@ -30,7 +30,7 @@ from . import observe
 from .existing_data import RETENTION
 from .observe import SUBSCRIPTION
 from .outcome import UnloadOutcome, UnloadPlan
-from .scenario import drain, on_a_and_b, read_verdict
+from .scenario import drain, on_a_and_b, read_verdict, write_until
 
 CATCH_UP_S = 90.0
 
@@ -83,18 +83,6 @@ def _restart(deployment, cluster: str, namespace: str, topic: str, line) -> dict
 SWITCH = {"unload": _unload, "restart": _restart}
 
 
-def _write(producer, rate: float, stop: threading.Event, errors: list) -> None:
-    """Send at ``rate`` until ``stop`` is set; a failed send is captured and writing goes on."""
-    began, n = time.monotonic(), 0
-    while not stop.is_set():
-        n += 1
-        try:
-            producer.send(b"m" * 64, key=f"k{n % 8}")
-        except Exception as error:  # noqa: BLE001 - the capture recorded it; the scenario judges sends that succeeded
-            errors.append(type(error).__name__)
-        time.sleep(max(0.0, began + n / rate - time.monotonic()))
-
-
 def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, *, seed: int) -> UnloadOutcome:
     a, b = deployment.clusters["blue"], deployment.clusters["green"]
     topic = f"persistent://{namespace}/orders"
@@ -120,7 +108,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
         line.mark(f"A's replicator throttled to {plan.throttle} msg/s; {plan.producers} producer(s) write "
                   f"{plan.rate:.0f} msg/s for {plan.seconds:.0f} s")
         began, stop = time.monotonic(), threading.Event()
-        writers = [threading.Thread(target=_write, args=(p, plan.rate / plan.producers, stop, errors), daemon=True)
+        writers = [threading.Thread(target=write_until, args=(p, plan.rate / plan.producers, stop, errors), daemon=True)
                    for p in producers]
         for w in writers:
             w.start()
