@@ -1,6 +1,9 @@
 """Pictures of one capture for the report (Jepsen's latency and rate plots are the model): send-to-ack
 latency quantiles per second, delivered vs sent per cluster, and replication lag per link, each with
-the scenario's fault intervals shaded and its other markers drawn as lines.
+the scenario's fault intervals shaded and its other markers drawn as lines; and, where the scenario
+read what a target cluster stores (``stored.json`` beside the capture), the sends by the second they
+were acknowledged against those of them the target holds: which sends never reached it, and when
+they were made.
 
 One concern: a capture directory (fixtures/capture/schema.py columns, ``markers.json``) in, inline
 SVG strings out. Hand-written SVG like reports/timeline.py: no plotting library, no script, no
@@ -41,6 +44,8 @@ MAX_SUBSCRIPTION_LINES = 4  # more subscriptions than that: one p50 and one p99 
 LATENCY = "send-to-ack latency (p50, p99 per second)"
 DELIVERY = "delivered vs sent per cluster"
 LAG = "replication lag per link (p50, p99 per second)"
+STORED = "sent vs stored on the target, by the time of the send"
+STORED_FILE = "stored.json"  # {"cluster": the target's label, "uids": every uid it holds} (harness/timeline.py)
 
 
 def pictures(capture_dir: Path) -> dict:
@@ -57,7 +62,11 @@ def pictures(capture_dir: Path) -> dict:
     start, end = min(events["ts_ns"]), max(events["ts_ns"])
     faults, instants = fault_intervals(markers, start, end)
     frame = {"start": start, "seconds": max((end - start) / 1e9, 1.0), "faults": faults, "instants": instants}
-    return {"figures": [latency_picture(events, frame), delivery_picture(events, frame), lag_picture(events, frame)],
+    figures = [latency_picture(events, frame), delivery_picture(events, frame), lag_picture(events, frame)]
+    stored_path = capture_dir / STORED_FILE
+    if stored_path.exists():
+        figures.append(stored_picture(events, frame, json.loads(stored_path.read_text())))
+    return {"figures": figures,
             "faults": [{"label": f["label"], "from_s": (f["from"] - start) / 1e9, "to_s": (f["to"] - start) / 1e9}
                        for f in faults],
             "marks": [{"n": i + 1, "label": m.get("label", ""), "at_s": (m["ts_ns"] - start) / 1e9}
@@ -212,6 +221,33 @@ def lag_picture(events: dict, frame: dict) -> dict:
                "on the second, by the second of the send (it includes the second cluster's dispatch to its "
                "consumer): " + "; ".join(notes) + ".")
     return _figure("lag", LAG, chart(LAG, series, frame, y_label="ms", log=True), caption)
+
+
+def stored_picture(events: dict, frame: dict, stored: dict) -> dict:
+    """Per cluster a producer sent through (other than the target): its sends, cumulative by the second
+    they were acknowledged, and those of them the target holds, by the same time: where the second
+    line stays flat while the first climbs, the sends of those seconds never reached the target."""
+    target, on_target = stored.get("cluster") or "target", set(stored.get("uids") or ())
+    by_cluster: dict[str, list[tuple[int, str]]] = {}
+    for uid, (ts, cluster) in _sends(events).items():
+        if cluster != target:
+            by_cluster.setdefault(cluster, []).append((ts, uid))
+    if not by_cluster:
+        return _figure("stored", STORED, "", "", f"no send went through a cluster other than {target}")
+    series, notes = [], []
+    for i, (cluster, sends) in enumerate(sorted(by_cluster.items())):
+        color = PALETTE[i % len(PALETTE)]
+        held = [ts for ts, uid in sends if uid in on_target]
+        missing = sorted(ts for ts, uid in sends if uid not in on_target)
+        series += [(f"sent via {cluster}", color, "", _cumulative([ts for ts, _ in sends], frame["start"], frame["seconds"])),
+                   (f"of them on {target}", PALETTE[(i + 1) % len(PALETTE)], "6,3",
+                    _cumulative(held, frame["start"], frame["seconds"]))]
+        where = (f"; the {len(missing)} missing were sent between +{(missing[0] - frame['start']) / 1e9:.1f} s and "
+                 f"+{(missing[-1] - frame['start']) / 1e9:.1f} s" if missing else "")
+        notes.append(f"{len(held)} of the {len(sends)} sent via {cluster} are on {target}{where}")
+    caption = (f"Every send a broker acknowledged (solid) and those of them {target} holds when the scenario read it "
+               "(dashed), both by the second the send was acknowledged: " + "; ".join(notes) + ".")
+    return _figure("stored", STORED, chart(STORED, series, frame, y_label="messages"), caption)
 
 
 def nice_step(rough: float) -> float:

@@ -50,6 +50,12 @@ def spark_verdict(run_dir: Path, columns: dict, timeline: Timeline) -> dict:
     return verdict
 
 
+def save_stored(run_dir: Path, cluster: str, uids) -> None:
+    """What a target cluster held when the scenario read it (``stored.json``, the report's picture of
+    sent vs stored: reports/plots.py): the cluster's label in the capture and every uid it holds."""
+    write_atomic(run_dir / "stored.json", json.dumps({"cluster": cluster, "uids": sorted(set(uids))}))
+
+
 def save(run_dir: Path, protocol: str, doc: dict | None, markers: list[dict], verdict: dict) -> None:
     """``<protocol>.json`` (the outcome), ``markers.json`` and ``verdict.json`` beside the capture."""
     if doc is not None:

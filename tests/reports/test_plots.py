@@ -106,3 +106,25 @@ def test_a_silent_stretch_is_flat_in_the_cumulative_counts_and_a_gap_in_the_quan
     d = re.search(r'<path d="([^"]+)"', svg).group(1)
     assert d.count("M") == 2  # 1.5 s -> 8.5 s is not joined: nothing was measured in between
     assert svg.count("<circle") == 1  # the lone point is still seen
+
+
+def test_what_the_target_holds_is_drawn_against_the_sends_where_the_scenario_read_it(tmp_path):
+    """The TTL scenario's shape: 8 sends via blue, one every second, under a cut from +1 s to +5 s;
+    green holds the sends of +0 s and from +5 s on (the TTL expired those of +1..+4 s)."""
+    rows = [{"ts_ns": T0 + i * S, "kind": "send_ok", "cluster": "blue", "uid": f"p/{i}"} for i in range(8)]
+    cut = [{"ts_ns": T0 + S, "label": "A -> B cut: B unreachable from A"},
+           {"ts_ns": T0 + 5 * S, "label": "A -> B healed: B reachable again after 4.0 s"}]
+    capture = _capture(tmp_path, rows, cut)
+    without = plots.pictures(capture)["figures"]
+    assert [f["id"] for f in without] == ["latency", "delivery", "lag"]  # no stored.json: nothing more
+    (capture / plots.STORED_FILE).write_text(json.dumps({"cluster": "green", "uids": ["p/0", "p/5", "p/6", "p/7"]}))
+    found = plots.pictures(capture)
+    stored = found["figures"][-1]
+    assert stored["title"] == plots.STORED and stored["svg"].startswith("<svg") and not stored["why"]
+    assert "4 of the 8 sent via blue are on green; the 4 missing were sent between +1.0 s and +4.0 s" in stored["caption"]
+    assert re.findall(r'<g class="series"><title>([^<]+)</title>', stored["svg"]) == ["sent via blue", "of them on green"]
+    assert found["faults"] == [{"label": "A -> B cut: B unreachable from A … A -> B healed: B reachable again after 4.0 s",
+                                "from_s": 1.0, "to_s": 5.0}]
+    # sends only through the target itself: nothing to compare, said instead of drawn
+    (capture / plots.STORED_FILE).write_text(json.dumps({"cluster": "blue", "uids": []}))
+    assert "no send went through a cluster other than blue" in plots.pictures(capture)["figures"][-1]["why"]

@@ -142,5 +142,6 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "unloads": unloads, "settings": settings,
                                                  **catch_up, "b_stored": b_stored, "a_stored": a_stored},
                   line.markers, verdict)
+    timeline.save_stored(run_dir, "green", [uid for uid, _ in b_stored])
     saved.save(out, run_dir)
     return out

@@ -14,7 +14,8 @@ from ...support.certify import certify
 
 pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
 SWITCH = "test_switch"  # the switch scenarios (ack holes, synced prefix, backlog on B, delayed message)
-STEPS = "existing_data or clean_up or unloads"  # the seed's steps 2, 4 and 5 as an operator runs them
+# the seed's steps 2, 4 and 5 as an operator runs them (step 4 also with restarts and with a TTL)
+STEPS = "existing_data or clean_up or unloads or restarts or message_ttl"
 
 
 def _certify(out, select: str, **env) -> tuple[int, dict]:
@@ -34,7 +35,7 @@ def test_every_declared_requirement_gets_a_verdict_with_the_duplicates_measured(
     assert code == 2 and summary["verdict"] == "unknown", summary["reasons"]
     assert [r for r in summary["reasons"] if not r.startswith("narrowed:")] == [
         "requirement(s) this profile certifies got no verdict: "
-        "TM-R07 (not run), TM-R08 (not run), TM-R09 (not run), TM-R10 (not run)"], summary["reasons"]
+        "TM-R07 (not run), TM-R08 (not run), TM-R09 (not run), TM-R10 (not run), TM-R11 (not run)"], summary["reasons"]
     # the SHOULD it does not keep, measured: acknowledged messages come again after the switch
     assert rows["TM-R04"]["verdict"] == "fail"
     measured = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].rsplit("/", 1)[-1].startswith("duplicates-")]
@@ -58,7 +59,7 @@ def test_the_operator_steps_get_verdicts_and_say_what_reached_b(tmp_path):
     record says what A held, where A's replicator started and what B stored."""
     code, summary = _certify(tmp_path / "bundle", STEPS)
     rows = {r["id"]: r for r in summary["requirements"]}
-    undecided = {rid: rows[rid]["verdict"] for rid in ("TM-R01", "TM-R07", "TM-R08", "TM-R09", "TM-R10")
+    undecided = {rid: rows[rid]["verdict"] for rid in ("TM-R01", "TM-R07", "TM-R08", "TM-R09", "TM-R10", "TM-R11")
                  if rows[rid]["verdict"] not in ("pass", "fail")}
     assert not undecided, (undecided, summary["reasons"])
     captures = tmp_path / "bundle" / "captures"
@@ -66,3 +67,7 @@ def test_the_operator_steps_get_verdicts_and_say_what_reached_b(tmp_path):
     assert default["replicator_cursor"]["markDeletePosition"] and default["on_a"]["lastConfirmedEntry"]
     cleaned = json.loads((captures / "clean-up" / "tenant-migration.json").read_text())
     assert cleaned["a_topic_gone"] is True and cleaned["b_before"] == cleaned["b_after"]
+    # the TTL run says when B went away, came back and caught up, and what B then held
+    ttl = json.loads((captures / "message-ttl-b-unreachable" / "tenant-migration.json").read_text())
+    assert ttl["ttl"]["effective"] == ttl["plan"]["ttl_s"] and ttl["cut_ns"] < ttl["healed_ns"] < ttl["caught_up_ns"]
+    assert ttl["b_stored"]
