@@ -43,9 +43,14 @@ def prepare(deployment, tenant: str, namespace: str) -> str:
         admin.put_namespace(tenant, namespace)
     deployment.admin("blue").set_replication(tenant, namespace, [a.name])
     deployment.admin("green").set_replication(tenant, namespace, both)
-    deployment.admin("blue").request("POST", deployment.admin("blue").retention_path(f"{tenant}/{namespace}"),
-                                     json=RETENTION)
+    retain_on_a(deployment, f"{tenant}/{namespace}")
     return f"{tenant}/{namespace}"
+
+
+def retain_on_a(deployment, namespace: str) -> None:
+    """A's namespace keeps what it stores (RETENTION), acknowledged or not, so it can be read back."""
+    admin = deployment.admin("blue")
+    admin.request("POST", admin.retention_path(namespace), json=RETENTION)
 
 
 def set_start(admin, value: str) -> dict:

@@ -27,7 +27,7 @@ from ...harness import outcome as saved
 from ...harness import timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
-from .existing_data import RETENTION
+from .existing_data import retain_on_a
 from .observe import SUBSCRIPTION
 from .outcome import UnloadOutcome, UnloadPlan
 from .scenario import drain, on_a_and_b, read_verdict, write_until
@@ -92,7 +92,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
             admin = deployment.admin(cluster)
             admin.request("POST", admin.namespace_path(namespace) + "/deduplication", json=True)
     if plan.retain_on_a:
-        deployment.admin("blue").request("POST", deployment.admin("blue").retention_path(namespace), json=RETENTION)
+        retain_on_a(deployment, namespace)
     settings = {"replicationProducerQueueSize": or_refusal(a.admin().runtime_config).get("replicationProducerQueueSize"),
                 "dedup_on_b": or_refusal(b.admin().request, "GET", b.admin().namespace_path(namespace) + "/deduplication")}
     unloads, catch_up, b_stored, a_stored, errors = [], {}, [], None, []
