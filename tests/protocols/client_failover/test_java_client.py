@@ -35,10 +35,19 @@ def deployment(urls=URLS):
 
 
 def jvms() -> set[int]:
-    """JVMs this process started and left (Maven's, a harness), but not the local Spark session's
-    gateway, which an earlier test's capture check started and the session keeps until it ends."""
-    return {p.pid for p in psutil.Process().children(recursive=True)
-            if "java" in p.name() and not any("pyspark" in arg for arg in p.cmdline())}
+    """JVMs this process started and left running (Maven's, a harness), but not the local Spark
+    session's gateway, which an earlier test's capture check started and the session keeps until it
+    ends. A JVM that has exited and waits to be reaped (a zombie: CI met one) runs nothing and has
+    no command line to read, so it is not one left running."""
+    running = set()
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if (proc.status() != psutil.STATUS_ZOMBIE and "java" in proc.name()
+                    and not any("pyspark" in arg for arg in proc.cmdline())):
+                running.add(proc.pid)
+        except (psutil.ZombieProcess, psutil.NoSuchProcess):
+            continue  # exited between the listing and the look
+    return running
 
 
 def test_a_java_client_maven_cannot_resolve_is_refused_with_the_fix_and_no_jvm_left():
