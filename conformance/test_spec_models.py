@@ -87,14 +87,16 @@ def test_spec_check(run, certify_run, request):
                              "(raise the profile's depth/max_states, or give the engines more time)")
 
 
-@pytest.mark.parametrize("spec_name,only", [pytest.param(s, o, marks=_marks(s), id=f"{s}[{o or 'all'}]")
-                                            for s, o in _PROFILE.mutants])
-def test_mutants_are_killed(spec_name, only, certify_run, request):
+@pytest.mark.parametrize("run", [pytest.param(m, marks=_marks(m.spec), id=f"{m.spec}[{m.only or 'all'}]")
+                                 for m in _PROFILE.mutants])
+def test_mutants_are_killed(run, certify_run, request):
     from pulsar_conformance.spec.core.check import Budget
     from pulsar_conformance.spec.core.mutants import run_mutants
     from pulsar_conformance.spec.registry import spec_class
 
-    budget = Budget(depth=_PROFILE.mutant_depth, examples=_PROFILE.mutant_examples, seed=certify_run.seed)
+    spec_name, only = run.spec, run.only
+    budget = Budget(depth=run.depth, examples=run.examples, seed=certify_run.seed,
+                    **({"steps": run.steps} if run.steps else {}))
     report = run_mutants(spec_class(spec_name), budget, None, only)
     path = certify_run.directory("spec") / f"mutants-{spec_name}.json"
     path.write_text(json.dumps(report, indent=2, default=str))

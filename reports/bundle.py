@@ -207,8 +207,9 @@ def _reproduce(summary: dict, profile) -> str:
     ]
     for run in profile.spec_runs:
         lines.append(f"- spec check {run.id}: depth {run.depth}, examples {run.examples}, max states {run.max_states}")
-    for spec, only in profile.mutants:
-        lines.append(f"- mutants of {spec}: {only or 'all'} (depth {profile.mutant_depth}, examples {profile.mutant_examples})")
+    for m in profile.mutants:
+        steps = f", steps {m.steps}" if m.steps else ""
+        lines.append(f"- mutants of {m.spec}: {m.only or 'all'} (depth {m.depth}, examples {m.examples}{steps})")
     lines += ["", "| component | version |", "|---|---|"]
     lines += [f"| {k} | {val or 'not observed'} |" for k, val in v.items()]
     lines += ["", f"Verdict: **{summary['verdict']}** ({'; '.join(summary['reasons'])})", ""]

@@ -46,7 +46,6 @@ PROTOCOL = Protocol(
         SpecBudget("no-auto-create", depth=10, examples=150, steps=25),
         SpecBudget("restart-strands", depth=10, examples=150, steps=25)),
     mutants=MutantBudget(depth=10, examples=150, steps=25),
-    profile_options={"mutant_depth": 10, "mutant_examples": 150},
     # the module's first scenario (blue and green, 8 s of traffic after the trigger): namespace-level
     # migration redirects the moving namespace and leaves the one beside it (R06)
     smoke_tests=("test_cluster_migration.py::test_namespace_level_migration",),

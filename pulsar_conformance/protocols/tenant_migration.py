@@ -17,7 +17,6 @@ PROTOCOL = Protocol(
     # seed 0; 600 kills it at seeds 0-3, measured 2026-11-24)
     mutants=MutantBudget(depth=12, examples=600),
     # its mutants need 6 steps and more (publish, replicate, sync, publish, switch, retire)
-    profile_options={"mutant_depth": 10, "mutant_examples": 600},
     # on the session's blue and green (the geo-replication scenario's): 300 messages with ack holes
     # on a Shared subscription, the consumer switched to B (R01, R02; R04 is a SHOULD)
     smoke_tests=("test_tenant_migration.py::test_switch_with_ack_holes[Shared]",),

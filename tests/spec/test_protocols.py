@@ -39,6 +39,21 @@ def test_ci_and_the_full_profile_check_every_variant_of_every_spec(protocol):
     assert any(c[0] == "mutants" for c in runs) == bool(protocol.mutants and protocol.load_spec().MUTANTS)
 
 
+@pytest.mark.parametrize("protocol", [p for p in PROTOCOLS if p.spec and p.mutants], ids=lambda p: p.area)
+def test_certify_runs_each_specs_mutants_at_the_budget_spec_ci_kills_them_at(protocol):
+    """The protocol's own profile and the full profile run all its mutants at the descriptor's
+    budget, the one ``spec ci`` holds them killed at. The per-protocol profiles once took depth 4:
+    a certification of client-failover then failed on three mutants z3 cannot kill that shallow."""
+    m = protocol.mutants
+    for profile in (PROFILES[protocol.area], PROFILES["full"]):
+        runs = [r for r in profile.mutants if r.spec == protocol.area]
+        assert [(r.only, r.depth, r.examples, r.steps) for r in runs] == [(None, m.depth, m.examples, m.steps)], (
+            profile.name, runs)
+    # smoke runs the one mutant a descriptor names, at a small budget (tests/reports/test_smoke_profile.py)
+    smoke = [r.only for r in PROFILES["smoke"].mutants if r.spec == protocol.area]
+    assert smoke == ([protocol.smoke_mutant] if protocol.smoke_mutant else [])
+
+
 def test_spec_ci_fails_when_a_run_does_not_pass(monkeypatch, capsys):
     """The summary's status is the worst run's: a run that cannot even start is not a pass."""
     from pulsar_conformance.spec import cli
