@@ -10,6 +10,7 @@ its port open: its probe still succeeds, so no event is observed at all (PIP121-
 """
 from __future__ import annotations
 
+import bisect
 import socket
 import threading
 import time
@@ -43,17 +44,28 @@ class Faults:
     events: list[Event] = field(default_factory=list)
     client: FailoverClient | None = None
     marks: dict[str, int] = field(default_factory=dict)  # instants a step notes for the judge (Outcome.marks)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def mark(self, label: str) -> None:
         self.line.mark(label)
 
+    def _record(self, event: Event) -> None:
+        """Keep the events in time order: a step's follow-up (``start(then=...)``) may act before the
+        start it follows has returned."""
+        with self._lock:
+            bisect.insort(self.events, event, key=lambda e: e.at_ns)
+
     def kill(self, cluster: str) -> None:
         at = time.time_ns()
         self.deployment.kill(cluster)
-        self.events.append(Event(at, "down", cluster))
+        self._record(Event(at, "down", cluster))
         self.mark(f"{cluster} killed (SIGKILL)")
 
-    def start(self, cluster: str) -> None:
+    def start(self, cluster: str, then: Step | None = None) -> None:
+        """Start ``cluster``; it is up (for the probe) when its port opens. ``then=(seconds, action)``
+        runs ``action`` that long after the port opened, whenever the start returns: the start waits
+        until the broker is ready, which on a loaded machine may take longer than a client's delay,
+        so an action timed against the probe cannot wait for it."""
         # every broker of the cluster is watched: the client's probe may reach any of them, so the
         # cluster is up when the first one listens (a standalone has one)
         watched = [({}, address) for address in _addresses(self.deployment.clusters[cluster].service_url)]
@@ -61,13 +73,35 @@ class Faults:
                     for opened, address in watched]
         for watcher in watchers:
             watcher.start()
-        self.deployment.start(cluster)
-        for watcher in watchers:
-            watcher.join(5)
+        failed: list[BaseException] = []
+        follow = threading.Thread(target=self._follow, args=(watched, then, failed), daemon=True) if then else None
+        if follow:
+            follow.start()
+        try:
+            self.deployment.start(cluster)
+        finally:
+            for watcher in watchers:
+                watcher.join(5)
+            if follow:
+                follow.join(60)
+        if failed:
+            raise failed[0]
         opened = min((o for o, _ in watched), key=lambda o: o.get("open_ns", float("inf")))
         at = opened.get("last_refused_ns") or time.time_ns()
-        self.events.append(Event(at, "up", cluster))
+        self._record(Event(at, "up", cluster))
         self.mark(f"{cluster} started; its port opened +{(opened.get('open_ns', at) - at) / 1e6:.0f} ms after the last refusal")
+
+    def _follow(self, watched: list, then: Step, failed: list) -> None:
+        delay, action = then
+        if not wait_until(lambda: any("open_ns" in o for o, _ in watched), timeout=300, interval=0.005):
+            return  # never opened: the start fails and says so
+        first = min((o for o, _ in watched if "open_ns" in o), key=lambda o: o["open_ns"])
+        up = first.get("last_refused_ns") or first["open_ns"]
+        time.sleep(max(0.0, (up + delay * 1_000_000_000 - time.time_ns()) / 1e9))
+        try:
+            action(self)
+        except BaseException as error:  # the step fails with it, in the scenario's thread
+            failed.append(error)
 
     def pause(self, cluster: str) -> None:
         self.deployment.pause(cluster)
@@ -85,7 +119,7 @@ class Faults:
     def point_to(self, cluster: str) -> None:
         at = time.time_ns()
         self.client.point_to(cluster)
-        self.events.append(Event(at, "point", cluster))
+        self._record(Event(at, "point", cluster))
         self.mark(f"provider points the client to {cluster}")
 
 

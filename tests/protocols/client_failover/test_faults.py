@@ -1,0 +1,62 @@
+"""The failover scenarios' fault steps (conformance/protocols/client_failover/scenario.Faults) against
+a fake deployment on loopback: a step timed against the client's probe follows the port, not the
+start's return (a start waits until the broker is ready, which on a loaded CI machine came after
+the Java client's switch-back, and the stale-failure set-up was never staged)."""
+from __future__ import annotations
+
+import socket
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from pulsar_conformance.conformance.protocols.client_failover.scenario import Faults
+
+
+class SlowStart:
+    """A cluster whose port opens at once and whose start returns ``ready_after`` seconds later."""
+
+    def __init__(self, ready_after: float):
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        self.ready_after = ready_after
+        self.clusters = {"primary": SimpleNamespace(service_url=f"pulsar://127.0.0.1:{self.port}"),
+                         "s1": SimpleNamespace(service_url="pulsar://127.0.0.1:9")}
+        self.killed: dict[str, int] = {}
+        self.server = None
+
+    def start(self, cluster):
+        self.server = socket.create_server(("127.0.0.1", self.port))
+        time.sleep(self.ready_after)
+
+    def kill(self, cluster):
+        self.killed[cluster] = time.time_ns()
+
+
+def test_a_follow_up_is_timed_from_the_port_opening_not_the_start_returning():
+    deployment = SlowStart(ready_after=1.5)
+    faults = Faults(deployment)
+    try:
+        faults.start("primary", then=(0.3, lambda f: f.kill("s1")))
+    finally:
+        deployment.server.close()
+    up = next(e for e in faults.events if e.kind == "up")
+    down = next(e for e in faults.events if e.kind == "down")
+    assert 0.25 < (deployment.killed["s1"] - up.at_ns) / 1e9 < 1.0  # not 1.5 s, when the start returned
+    assert [e.kind for e in faults.events] == ["up", "down"]  # in time order, though "up" was recorded last
+    assert down.at_ns > up.at_ns
+
+
+def test_a_follow_up_that_fails_fails_the_step():
+    deployment = SlowStart(ready_after=0.2)
+    faults = Faults(deployment)
+
+    def broken(f):
+        raise RuntimeError("kill refused")
+    try:
+        with pytest.raises(RuntimeError, match="kill refused"):
+            faults.start("primary", then=(0.0, broken))
+    finally:
+        deployment.server.close()
