@@ -187,6 +187,29 @@ def test_an_external_deployment_with_oauth2_credentials_certifies_through_the_is
         assert {r.client_id for r in issuer.requests if r.method == "POST"} == {"vendor"}
 
 
+def test_the_java_client_runs_the_client_credentials_flow_too(secured, tmp_path):
+    """The Java client (Harness.java) handed AuthenticationOAuth2 by environment, its secret left in the
+    credentials file: it asks the issuer itself, then sends and receives; the secret is in no file it wrote."""
+    from pulsar_conformance.fixtures.deploy.external import load_external
+
+    from ..support.java_traffic import java_traffic
+
+    cluster = secured.clusters["oauth"]
+    secret_key = (secured.home / "auth" / "secret.key").read_bytes()
+    with LocalIssuer(secret_key, {"java": (SECRET, "java-role")}, audience=AUDIENCE) as issuer:
+        creds = issuer.credentials("java").write_file(tmp_path / "java.json")
+        external = load_external(_deployment_file(tmp_path, cluster, {
+            "issuer_url": issuer.url + "/", "credentials_file": str(creds), "audience": AUDIENCE}))
+        admin_posts = sum(1 for r in issuer.requests if r.method == "POST")
+        kinds = java_traffic(external.clusters["oauth"], tmp_path / "java",
+                             f"persistent://public/default/java-oauth2-{uuid.uuid4().hex[:8]}")
+        assert kinds[None] is None and kinds["send_ok"] > 0 and kinds["receive"] >= kinds["send_ok"], kinds
+        # the Java client's own token request (RFC 8414 discovery, then the token endpoint)
+        assert sum(1 for r in issuer.requests if r.method == "POST" and r.status == 200) > admin_posts
+    for path in (tmp_path / "java").rglob("*"):
+        assert SECRET not in path.read_text(errors="replace"), path
+
+
 @pytest.mark.parametrize("oauth2, problem", [
     ("yes", "is not a mapping"),
     ({"issuer_url": "https://idp", "credentials_file": "/nonexistent/c.json"}, "does not exist"),

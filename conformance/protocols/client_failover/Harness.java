@@ -33,7 +33,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pulsar.client.api.Authentication;
 import org.apache.pulsar.client.api.AuthenticationFactory;
+import org.apache.pulsar.client.api.AutoClusterFailoverBuilder;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.ClientBuilder;
 import org.apache.pulsar.client.api.Message;
@@ -160,21 +162,37 @@ public class Harness {
                     .checkInterval(intervalMs, TimeUnit.MILLISECONDS)
                     .build();
         } else {
-            provider = AutoClusterFailover.builder()
+            AutoClusterFailoverBuilder auto = AutoClusterFailover.builder()
                     .primary(primary)
                     .secondary(Arrays.asList(a.get("secondaries").split(" ")))  // a URL may hold commas (host list)
                     .checkInterval(intervalMs, TimeUnit.MILLISECONDS)
                     .failoverDelay(Long.parseLong(a.get("failover_delay_ms")), TimeUnit.MILLISECONDS)
-                    .switchBackDelay(Long.parseLong(a.get("switch_back_delay_ms")), TimeUnit.MILLISECONDS)
-                    .build();
+                    .switchBackDelay(Long.parseLong(a.get("switch_back_delay_ms")), TimeUnit.MILLISECONDS);
+            // a secondary whose credentials differ from the primary's: one "url TAB plugin TAB params" line each
+            String secondaryAuth = System.getenv("PULSAR_CONFORMANCE_HARNESS_SECONDARY_AUTH");
+            if (secondaryAuth != null && !secondaryAuth.isEmpty()) {
+                Map<String, Authentication> byUrl = new HashMap<>();
+                for (String line : secondaryAuth.split("\n")) {
+                    String[] parts = line.split("\t", 3);
+                    byUrl.put(parts[0], AuthenticationFactory.create(parts[1], parts[2]));
+                }
+                auto.secondaryAuthentication(byUrl);
+            }
+            provider = auto.build();
         }
         ClientBuilder builder = PulsarClient.builder()
                 .serviceUrlProvider(provider)
                 .operationTimeout(10, TimeUnit.SECONDS);
-        // the first cluster's token comes by environment, not argv, which any process may read
-        String token = System.getenv("PULSAR_CONFORMANCE_HARNESS_TOKEN");
-        if (token != null && !token.isEmpty()) {
-            builder.authentication(AuthenticationFactory.token(token));
+        // credentials come by environment, not argv, which any process may read: a token, OAuth2 client
+        // credentials (the secret stays in its file) or a client certificate, as client.conf names them
+        String plugin = System.getenv("PULSAR_CONFORMANCE_HARNESS_AUTH_PLUGIN");
+        if (plugin != null && !plugin.isEmpty()) {
+            builder.authentication(plugin, System.getenv("PULSAR_CONFORMANCE_HARNESS_AUTH_PARAMS"));
+        }
+        String trust = System.getenv("PULSAR_CONFORMANCE_HARNESS_TRUST_CERTS");
+        if (trust != null && !trust.isEmpty()) {
+            builder.tlsTrustCertsFilePath(trust).allowTlsInsecureConnection(false)
+                    .enableTlsHostnameVerification("true".equals(System.getenv("PULSAR_CONFORMANCE_HARNESS_VERIFY_HOSTNAME")));
         }
         PulsarClient client = builder.build();
 

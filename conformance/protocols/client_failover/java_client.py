@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pulsar_conformance.fixtures.capture.clients import logical_topic
 from pulsar_conformance.fixtures.capture.schema import KINDS, RECEIVE, SEND_KINDS, split_uid
-from pulsar_conformance.fixtures.deploy import jvm
+from pulsar_conformance.fixtures.deploy import auth_plugins, jvm
 from pulsar_conformance.fixtures.deploy.java import choose_java
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
@@ -126,16 +126,13 @@ class JavaFailoverClient:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         log4j = self.run_dir / "java-log4j2.xml"
         log4j.write_text(_LOG4J.format(log=self.log_path))
-        c = self.config
         args = self.arguments()
         argfile = jvm.classpath_argfile(self.run_dir, classpath.text)
         command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                    f"-Dlog4j.configurationFile={log4j}", f"@{argfile}", str(HARNESS),
                    *(f"{k}={v}" for k, v in args.items())]
         stderr = (self.run_dir / "java-stderr.txt").open("w")
-        env = dict(os.environ)
-        if self.tokens and self.tokens.get(c.primary):
-            env["PULSAR_CONFORMANCE_HARNESS_TOKEN"] = self.tokens[c.primary]
+        env = {**os.environ, **self.auth_environment()}
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,
                                      env=env)
         stderr.close()
@@ -174,11 +171,39 @@ class JavaFailoverClient:
         self._wait(lambda: moved() is not None, timeout)
         return moved()
 
+    def _auth(self, cluster: str) -> tuple[str, str] | None:
+        """(plugin, parameters) the Java client authenticates to ``cluster`` with: the scenario's own token
+        for it, else the cluster's credentials (an external deployment's token, OAuth2 or certificate)."""
+        if self.tokens is not None:
+            return (auth_plugins.TOKEN, f"token:{self.tokens[cluster]}") if self.tokens.get(cluster) else None
+        return self.deployment.clusters[cluster].java_auth()
+
+    def auth_environment(self) -> dict[str, str]:
+        """What the harness reads its credentials from: by environment, never argv, which any process may
+        read. The primary's go to the client builder; a secondary's that differ go to AutoClusterFailover's
+        secondaryAuthentication (one ``url TAB plugin TAB params`` line each); the CA to trust, if any."""
+        c = self.config
+        env = {}
+        primary = self._auth(c.primary)
+        if primary:
+            env["PULSAR_CONFORMANCE_HARNESS_AUTH_PLUGIN"], env["PULSAR_CONFORMANCE_HARNESS_AUTH_PARAMS"] = primary
+        others = [f"{self.urls[s]}\t{auth[0]}\t{auth[1]}" for s in c.secondaries
+                  if (auth := self._auth(s)) and auth != primary]
+        if others:
+            env["PULSAR_CONFORMANCE_HARNESS_SECONDARY_AUTH"] = "\n".join(others)
+        primary_cluster = self.deployment.clusters[c.primary]
+        if primary_cluster.trust_certs:
+            env["PULSAR_CONFORMANCE_HARNESS_TRUST_CERTS"] = primary_cluster.trust_certs
+        if getattr(primary_cluster, "verify_hostname", False):  # a cluster read from a client.conf
+            env["PULSAR_CONFORMANCE_HARNESS_VERIFY_HOSTNAME"] = "true"
+        return env
+
     def _answer(self, cluster: str) -> dict:
-        """What the URL provider serves for ``cluster``: its URL, and its credentials where it has its own."""
+        """What the URL provider serves for ``cluster``: its URL, and its credentials where it has any."""
         answer = {"serviceUrl": self.urls[cluster]}
-        if self.tokens and self.tokens.get(cluster):
-            answer.update(authPluginClassName=TOKEN_PLUGIN, authParamsString=f"token:{self.tokens[cluster]}")
+        auth = self._auth(cluster)
+        if auth:
+            answer.update(authPluginClassName=auth[0], authParamsString=auth[1])
         return answer
 
     def point_to(self, cluster: str) -> None:
@@ -240,7 +265,6 @@ class JavaFailoverClient:
 
 
 # the client's probe failures and switches with their epoch times; WARN elsewhere keeps it small
-TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
 _LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="ERROR">
   <Appenders>
