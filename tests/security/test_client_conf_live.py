@@ -13,25 +13,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import uuid
 
 import pytest
 
 from pulsar_conformance import errors
 
+from ..support.cli import run_cli as _cli
 from ..support.vendor import vendor_file
 
 pytestmark = [pytest.mark.pulsar, pytest.mark.slow]
 
 TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
 
-
-def _cli(*args: str, state_dir, timeout: float = 1800) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PULSAR_CONFORMANCE_STATE_DIR": str(state_dir)}
-    return subprocess.run([sys.executable, "-m", "pulsar_conformance", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
 def _client_conf(directory, cluster, token: str):

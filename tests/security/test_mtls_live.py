@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import uuid
 
 import pytest
 
 from pulsar_conformance import errors
 
+from ..support.cli import run_cli as _cli
 from ..support.java_traffic import java_traffic
 from ..support.vendor import vendor_file
 
@@ -31,11 +30,6 @@ pytestmark = [pytest.mark.pulsar, pytest.mark.slow]
 
 TLS_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationTls"
 
-
-def _cli(*args: str, state_dir, timeout: float = 1800) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PULSAR_CONFORMANCE_STATE_DIR": str(state_dir)}
-    return subprocess.run([sys.executable, "-m", "pulsar_conformance", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
 def _key_lines(path) -> list[str]:
