@@ -22,20 +22,28 @@ def _certify(out, select: str, **env) -> tuple[int, dict]:
     return certify(out, "tenant-migration", select=select, env=env)
 
 
-def test_every_declared_requirement_gets_a_verdict_with_the_duplicates_measured(tmp_path):
-    code, summary = _certify(tmp_path / "bundle", SWITCH)
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """One certification of every live scenario, the switch's and the operator steps' (one deployment
+    and one Spark session for both tests below: CI's minutes)."""
+    out = tmp_path_factory.mktemp("tenant-migration") / "bundle"
+    code, summary = _certify(out, f"{SWITCH} or {STEPS}")
+    return out, code, summary
+
+
+def test_every_declared_requirement_gets_a_verdict_with_the_duplicates_measured(live):
+    bundle, code, summary = live
     rows = {r["id"]: r for r in summary["requirements"]}
-    switch = ("TM-R01", "TM-R02", "TM-R03", "TM-R04")
-    undecided = {rid: rows[rid]["verdict"] for rid in switch if rows[rid]["verdict"] not in ("pass", "fail")}
-    assert not undecided, undecided
+    undecided = {rid: rows[rid]["verdict"] for rid in summary["declared"] if rows[rid]["verdict"] not in ("pass", "fail")}
+    assert not undecided, (undecided, summary["reasons"])
     # nothing lost, no unacknowledged message skipped: Pulsar keeps the MUSTs
     assert rows["TM-R01"]["verdict"] == rows["TM-R02"]["verdict"] == "pass", summary["reasons"]
-    # narrowed to the switch: the steps' requirements were not run, so the run is unknown (exit 2),
-    # for that reason alone, and never a pass
-    assert code == 2 and summary["verdict"] == "unknown", summary["reasons"]
-    assert [r for r in summary["reasons"] if not r.startswith("narrowed:")] == [
-        "requirement(s) this profile certifies got no verdict: "
-        "TM-R07 (not run), TM-R08 (not run), TM-R09 (not run), TM-R10 (not run), TM-R11 (not run)"], summary["reasons"]
+    # every requirement the profile declares judged and no MUST failed: a pass, narrowed to the live
+    # scenarios (the banner says so), with the SHOULDs Pulsar does not keep named as deviations
+    assert code == 0 and summary["verdict"] == "pass", summary["reasons"]
+    assert "every checked MUST requirement passed" in summary["reasons"], summary["reasons"]
+    assert any(r.startswith("narrowed:") for r in summary["reasons"]), summary["reasons"]
+    assert any(r.startswith("deviations (SHOULD/MAY not met): TM-R04") for r in summary["reasons"]), summary["reasons"]
     # the SHOULD it does not keep, measured: acknowledged messages come again after the switch
     assert rows["TM-R04"]["verdict"] == "fail"
     measured = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].rsplit("/", 1)[-1].startswith("duplicates-")]
@@ -43,7 +51,7 @@ def test_every_declared_requirement_gets_a_verdict_with_the_duplicates_measured(
     # each run replayed through the spec ends with the measured duplicates (trace validation)
     replays = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].endswith("/trace")]
     assert len(replays) == 5 and all(": pass (" in e and "replayed through the spec" in e for e in replays), replays
-    doc = json.loads((tmp_path / "bundle" / "captures" / "synced-prefix" / "tenant-migration.json").read_text())
+    doc = json.loads((bundle / "captures" / "synced-prefix" / "tenant-migration.json").read_text())
     assert doc["figures"]["duplicates"] > 0 and doc["b_cursor"]["markDeletePosition"]
 
 
@@ -54,15 +62,15 @@ def test_a_run_in_which_b_lost_messages_fails(tmp_path):
     assert code == 1 and rows["TM-R02"]["verdict"] == "fail", summary["reasons"]
 
 
-def test_the_operator_steps_get_verdicts_and_say_what_reached_b(tmp_path):
+def test_the_operator_steps_get_verdicts_and_say_what_reached_b(live):
     """Steps 2, 4 and 5 on the default release: each of their requirements judged, and each run's
     record says what A held, where A's replicator started and what B stored."""
-    code, summary = _certify(tmp_path / "bundle", STEPS)
+    bundle, _, summary = live
     rows = {r["id"]: r for r in summary["requirements"]}
     undecided = {rid: rows[rid]["verdict"] for rid in ("TM-R01", "TM-R07", "TM-R08", "TM-R09", "TM-R10", "TM-R11")
                  if rows[rid]["verdict"] not in ("pass", "fail")}
     assert not undecided, (undecided, summary["reasons"])
-    captures = tmp_path / "bundle" / "captures"
+    captures = bundle / "captures"
     default = json.loads((captures / "existing-data-default" / "tenant-migration.json").read_text())
     assert default["replicator_cursor"]["markDeletePosition"] and default["on_a"]["lastConfirmedEntry"]
     cleaned = json.loads((captures / "clean-up" / "tenant-migration.json").read_text())
