@@ -13,5 +13,8 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
   mistakes a run is configured with, the findings that explain a failure;
 - ``projection``: a run's observed steps checked against a spec with hidden steps (trace.py's tool);
   ``switchover``: the figures of a switch (redirect time, send gaps, duplicates after it);
-- ``deadline``: every blocking client call under a deadline, a hung one kept as evidence.
+- ``deadline``: every blocking client call under a deadline, a hung one kept as evidence;
+- ``java_process``: what the suite's Java client programs share (credentials by environment, their
+  event lines as capture rows); ``java_consumer``: JavaConsumer.java draining a subscription, for a
+  scenario that moves a consumer and judges the Java client with the same judge.
 """

@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pulsar_conformance.fixtures.capture.clients import logical_topic
-from pulsar_conformance.fixtures.capture.schema import KINDS, RECEIVE, SEND_KINDS, split_uid
 from pulsar_conformance.fixtures.deploy import auth_plugins, jvm
 from pulsar_conformance.fixtures.deploy.java import choose_java
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
+from ...harness import java_process
 from . import java_log
 from .client import Attachment
 from .java_release import resolve, wanted_version
@@ -183,19 +182,12 @@ class JavaFailoverClient:
         read. The primary's go to the client builder; a secondary's that differ go to AutoClusterFailover's
         secondaryAuthentication (one ``url TAB plugin TAB params`` line each); the CA to trust, if any."""
         c = self.config
-        env = {}
         primary = self._auth(c.primary)
-        if primary:
-            env["PULSAR_CONFORMANCE_HARNESS_AUTH_PLUGIN"], env["PULSAR_CONFORMANCE_HARNESS_AUTH_PARAMS"] = primary
+        env = java_process.auth_environment(self.deployment.clusters[c.primary], primary or ())
         others = [f"{self.urls[s]}\t{auth[0]}\t{auth[1]}" for s in c.secondaries
                   if (auth := self._auth(s)) and auth != primary]
         if others:
             env["PULSAR_CONFORMANCE_HARNESS_SECONDARY_AUTH"] = "\n".join(others)
-        primary_cluster = self.deployment.clusters[c.primary]
-        if primary_cluster.trust_certs:
-            env["PULSAR_CONFORMANCE_HARNESS_TRUST_CERTS"] = primary_cluster.trust_certs
-        if getattr(primary_cluster, "verify_hostname", False):  # a cluster read from a client.conf
-            env["PULSAR_CONFORMANCE_HARNESS_VERIFY_HOSTNAME"] = "true"
         return env
 
     def _answer(self, cluster: str) -> dict:
@@ -233,23 +225,8 @@ class JavaFailoverClient:
 
     def copy_into(self, capture) -> list[str]:
         """Every recorded client event into the capture; what is not a capture kind is returned as errors."""
-        errors = []
-        topic = logical_topic(self.topic)
-        append = capture.writer.append
-        for line in self.events_path.read_text().splitlines() if self.events_path.exists() else []:
-            e = json.loads(line)
-            if e["kind"] not in KINDS:
-                errors.append(f"{e['kind']}: {e['error']}")
-                continue
-            if e["kind"] in SEND_KINDS and e["kind"] != "send_ok":
-                errors.append(e["error"])
-            producer, seq = split_uid(e["uid"]) if e["uid"] else ("", 0)
-            uid = e["uid"] or f"foreign:{topic}:{e['msg_id']}"
-            subscription = None if e["kind"] in SEND_KINDS else "reader"
-            append((capture.run_id, e["ts_ns"], e["client"], self.by_url.get(e["url"], e["url"]), topic, subscription,
-                    e["kind"], uid, producer, seq, e["key"], e["msg_id"],
-                    e["redelivery_count"] if e["kind"] == RECEIVE else None))
-        return errors
+        return java_process.append_events(capture, self.events_path, self.topic, "reader",
+                                          lambda url: self.by_url.get(url, url))
 
     def drained(self) -> str | None:
         """The harness's own account of its drain ("drained <ts> N of M acknowledged sends not delivered")."""

@@ -87,7 +87,8 @@ class Faults:
         if failed:
             raise failed[0]
         opened = min((o for o, _ in watched), key=lambda o: o.get("open_ns", float("inf")))
-        at = opened.get("last_refused_ns") or time.time_ns()
+        # the port's opening; if the watcher's first try found it open already, when it did
+        at = opened.get("last_refused_ns") or opened.get("open_ns") or time.time_ns()
         self._record(Event(at, "up", cluster))
         self.mark(f"{cluster} started; its port opened +{(opened.get('open_ns', at) - at) / 1e6:.0f} ms after the last refusal")
 

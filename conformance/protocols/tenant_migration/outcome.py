@@ -74,6 +74,9 @@ class Plan:
     delay_s: float = 0.0  # ... that lasts past the switch: B must deliver them once due
     # settle_s is then at most: polls end once B's markDeletePosition moved and held still 3 s
     settle_until_moved: bool = False
+    # the client of the consumer moved to B: "python" (the capture's own) or "java" (pulsar-client-original
+    # of the run's Java client release, conformance/harness/JavaConsumer.java; no delayed messages)
+    consumer_on_b: str = "python"
 
 
 @dataclass

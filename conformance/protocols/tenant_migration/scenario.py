@@ -28,9 +28,10 @@ import pulsar
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.wait import wait_quiet
 
-from ...harness import evidence, timeline
+from ...harness import evidence, java_consumer, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
+from ..client_failover.java_release import wanted_version
 from . import judge, observe
 from .observe import SUBSCRIPTION
 from .outcome import Outcome, Plan
@@ -124,26 +125,46 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             line.mark(f"BROKEN RUN: {plan.skip_on_b} messages skipped on B")
         within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", on_a.close)
         line.mark("switch: the consumer moves to B")
-        on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
-        on_b_received = [0]
-        # B is drained once nothing came for 4 s; a delayed message comes when due, however quiet B
-        # was before (bounded: a lost one never comes)
-        delayed_due_s = max(0.0, (due_ns + 2e9 - time.time_ns()) / 1e9) if plan.delayed else 0.0
-        drained = wait_quiet(lambda: on_b_received[0], quiet=4.0, timeout=delayed_due_s + DRAIN_S, interval=0.5,
-                             settled=lambda: not plan.delayed or time.time_ns() >= due_ns + 2e9,
-                             pause=lambda _seconds: _receive_one(on_b, on_b_received))
-        line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
+        java_on_b = None
+        if plan.consumer_on_b == "java":
+            java_on_b = _drain_with_java(deployment, capture, b, topic, plan, run_dir, line)
+        else:
+            on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
+            on_b_received = [0]
+            # B is drained once nothing came for 4 s; a delayed message comes when due, however quiet B
+            # was before (bounded: a lost one never comes)
+            delayed_due_s = max(0.0, (due_ns + 2e9 - time.time_ns()) / 1e9) if plan.delayed else 0.0
+            drained = wait_quiet(lambda: on_b_received[0], quiet=4.0, timeout=delayed_due_s + DRAIN_S, interval=0.5,
+                                 settled=lambda: not plan.delayed or time.time_ns() >= due_ns + 2e9,
+                                 pause=lambda _seconds: _receive_one(on_b, on_b_received))
+            line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
         b_positions = observe.stored_on(client_b, topic)
     columns, verdict = read_verdict(run_dir, line)
     f = judge.figures(columns, topic, a_cursor, b_cursor, b_positions)
     line.say(f.text())
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
                                                  "progress": progress_seen, "figures": asdict(f),
-                                                 "b_positions": b_positions}, line.markers, verdict)
+                                                 "b_positions": b_positions,
+                                                 "java_on_b": java_on_b.to_json() if java_on_b else None},
+                  line.markers, verdict)
     out = Outcome(name, run_dir, topic, plan, verdict, line.markers, a_cursor, b_cursor, f, progress_seen,
                   b_positions, columns)
     saved.save(out, run_dir)
     return out
+
+
+def _drain_with_java(deployment, capture, b, topic: str, plan: Plan, run_dir: Path, line):
+    """The consumer moved to B is the Java client's (issue 33): the same subscription, type and
+    replicated state, drained until 4 s pass without a message; its rows join the capture as ``c-b``."""
+    if plan.delayed:
+        raise ValueError("the Java consumer on B drains on a quiet spell: a plan with delayed messages needs "
+                         "the Python consumer's wait for the due time")
+    java_type = {"KeyShared": "Key_Shared"}.get(plan.sub_type, plan.sub_type)
+    done = java_consumer.drain(capture, b, topic, SUBSCRIPTION, java_type, run_dir, version=wanted_version(deployment),
+                               name="c-b", label="green", quiet_s=4.0, timeout_s=DRAIN_S, replicate=True)
+    line.mark(f"B: the Java client {done.version} received {done.received} and ended (exit {done.exit_code})"
+              + (f"; errors: {done.errors[:2]}" if done.errors else ""))
+    return done
 
 
 @contextmanager

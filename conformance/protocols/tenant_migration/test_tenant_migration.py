@@ -20,7 +20,7 @@ def _run(deployment, certify_run, request, name: str, plan: scenario.Plan):
     ns = deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
     out = scenario.run(deployment, certify_run.directory("captures", name), name, f"persistent://{ns}/orders", plan,
                        seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS)
+    rec = Recorder(certify_run, request, out, CHECKS, client="java" if plan.consumer_on_b == "java" else None)
     rec.record(judge.judge(out))
     return rec
 
@@ -62,6 +62,15 @@ def test_switch_with_a_delayed_message(pulsar_deployment, certify_run, request):
     must still deliver message 20 once it is due."""
     rec = _run(pulsar_deployment, certify_run, request, "delayed-message",
                scenario.Plan(messages=200, holes_from=10**6, rate=100.0, delayed=(20,), delay_s=25.0))
+    rec.finish()
+
+
+def test_java_consumer_switched_to_b(pulsar_deployment, certify_run, request):
+    """The switch with ack holes (Shared), the consumer moved to B being the Java client's
+    (pulsar-client-original of the run's Java client release, --java-client-version): the same judge
+    weighs what B delivers to it (issue 33)."""
+    rec = _run(pulsar_deployment, certify_run, request, "holes-shared-java",
+               scenario.Plan(sub_type="Shared", consumer_on_b="java"))
     rec.finish()
 
 

@@ -22,6 +22,7 @@ from pulsar_conformance.conformance.protocols.client_failover import (
 from pulsar_conformance.conformance.protocols.client_failover.outcome import FailoverConfig
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.fixtures.deploy.base import Cluster
 
 JAVA = FailoverConfig("primary", ("s1", "s2"), interval_ms=500, variant="java", failover_delay_ms=2800,
                       switch_back_delay_ms=5000)
@@ -30,7 +31,9 @@ TOPIC = "persistent://pf/java/orders"
 
 
 def deployment(urls=URLS):
-    return SimpleNamespace(clusters={name: SimpleNamespace(service_url=url) for name, url in urls.items()},
+    # the suite's Cluster: the harness reads its credentials and CA (none here) as on a real deployment
+    return SimpleNamespace(clusters={name: Cluster(name=name, service_url=url, admin_url="http://127.0.0.1:1")
+                                     for name, url in urls.items()},
                            record={"pulsar_version": "4.2.4"})
 
 
