@@ -14,7 +14,7 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
 - ``projection``: a run's observed steps checked against a spec with hidden steps (trace.py's tool);
   ``switchover``: the figures of a switch (redirect time, send gaps, duplicates after it);
 - ``deadline``: every blocking client call under a deadline, a hung one kept as evidence;
-- ``java_process``: what the suite's Java client programs share (credentials by environment, their
-  event lines as capture rows); ``java_consumer``: JavaConsumer.java draining a subscription, for a
-  scenario that moves a consumer and judges the Java client with the same judge.
+- ``java_process``: what the suite's Java client program shares across its modes (credentials by
+  environment, its event lines as capture rows); ``java_consumer``: that program draining a
+  subscription, for a scenario that moves a consumer and judges the Java client with the same judge.
 """

@@ -1,6 +1,7 @@
-"""One Java consumer (JavaConsumer.java, pulsar-client-original of the run's Java client release) that
-drains a subscription: it subscribes, receives and acknowledges until nothing came for ``quiet_s``,
-and its events join the scenario's capture like the Python consumer's (java_process.append_events).
+"""One Java consumer (the Java harness's ``mode=drain``, client_failover/Harness.java, with
+pulsar-client-original of the run's Java client release) that drains a subscription: it subscribes,
+receives and acknowledges until nothing came for ``quiet_s``, and its events join the scenario's
+capture like the Python consumer's (java_process.append_events).
 
 A scenario that moves a consumer (tenant migration's switch to B) runs this in place of the Python
 consumer, so the same judge weighs the Java client (issue 33)."""
@@ -15,10 +16,9 @@ from pulsar_conformance.fixtures.deploy import jvm
 from pulsar_conformance.fixtures.deploy.java import choose_java
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
+from ..protocols.client_failover.java_client import HARNESS
 from ..protocols.client_failover.java_release import resolve
 from . import java_process
-
-PROGRAM = Path(__file__).resolve().parent / "JavaConsumer.java"
 
 
 @dataclass
@@ -48,10 +48,11 @@ def drain(capture, cluster, topic: str, subscription: str, sub_type: str, run_di
     run_dir.mkdir(parents=True, exist_ok=True)
     events = run_dir / f"java-{name}-events.jsonl"
     argfile = jvm.classpath_argfile(run_dir, classpath.text)
-    args = {"service_url": cluster.service_url, "topic": topic, "subscription": subscription, "type": sub_type,
-            "name": name, "events": events, "quiet_ms": int(quiet_s * 1000), "timeout_ms": int(timeout_s * 1000),
-            "replicate": str(replicate).lower(), "start_seconds": 30}
-    command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"@{argfile}", str(PROGRAM),
+    args = {"mode": "drain", "service_url": cluster.service_url, "topic": topic, "subscription": subscription,
+            "type": sub_type, "name": name, "events": events, "quiet_ms": int(quiet_s * 1000),
+            "timeout_ms": int(timeout_s * 1000), "replicate": str(replicate).lower(), "start_seconds": 30,
+            "max_seconds": int(timeout_s) + 45}  # the JVM halts itself past that, whatever the client does
+    command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"@{argfile}", str(HARNESS),
                *(f"{k}={v}" for k, v in args.items())]
     env = {**os.environ, **java_process.auth_environment(cluster)}
     with (run_dir / f"java-{name}-stderr.txt").open("w") as stderr:

@@ -1,5 +1,6 @@
-"""What every Java client program of the suite shares (Harness.java for PIP-121, JavaConsumer.java):
-the credentials it is handed by environment, and its recorded events turned into capture rows.
+"""What every run of the suite's Java client program shares (client_failover/Harness.java: the PIP-121
+failover client, and ``mode=drain``, one consumer): the credentials it is handed by environment, and
+its recorded events turned into capture rows.
 
 The programs write one JSON object a client event (ts_ns, kind, client, url, uid, key, msg_id,
 redelivery_count, error), the capture contract's fields (fixtures/capture/schema.py) with the

@@ -9,7 +9,8 @@
  * stdout is the control channel: "attached <ts_ns> <url>" when the provider's URL changes (polled
  * every 5 ms, as the Python harness polls get_service_info), "ready <ts_ns>", "done". stdin: the
  * line "stop" ends the traffic (drain, close, exit 0); end of input (the driver died) or
- * max_seconds exits at once, so no JVM outlives its scenario.
+ * max_seconds exits at once, so no JVM outlives its scenario. mode=drain is one plain consumer
+ * draining a subscription (see drain()), for the scenarios that move a consumer.
  */
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -151,6 +152,10 @@ public class Harness {
             say("timeout");
             Runtime.getRuntime().halt(3);
         }, maxMs, TimeUnit.MILLISECONDS);
+        if ("drain".equals(a.get("mode"))) {
+            drain(a);
+            return;
+        }
 
         String primary = a.get("primary");
         int intervalMs = Integer.parseInt(a.get("interval_ms"));
@@ -183,18 +188,7 @@ public class Harness {
         ClientBuilder builder = PulsarClient.builder()
                 .serviceUrlProvider(provider)
                 .operationTimeout(10, TimeUnit.SECONDS);
-        // credentials come by environment, not argv, which any process may read: a token, OAuth2 client
-        // credentials (the secret stays in its file) or a client certificate, as client.conf names them
-        String plugin = System.getenv("PULSAR_CONFORMANCE_HARNESS_AUTH_PLUGIN");
-        if (plugin != null && !plugin.isEmpty()) {
-            builder.authentication(plugin, System.getenv("PULSAR_CONFORMANCE_HARNESS_AUTH_PARAMS"));
-        }
-        String trust = System.getenv("PULSAR_CONFORMANCE_HARNESS_TRUST_CERTS");
-        if (trust != null && !trust.isEmpty()) {
-            builder.tlsTrustCertsFilePath(trust).allowTlsInsecureConnection(false)
-                    .enableTlsHostnameVerification("true".equals(System.getenv("PULSAR_CONFORMANCE_HARNESS_VERIFY_HOSTNAME")));
-        }
-        PulsarClient client = builder.build();
+        PulsarClient client = withCredentials(builder).build();
 
         AtomicReference<String> attached = new AtomicReference<>(provider.getServiceUrl());
         say("attached " + nowNs() + " " + attached.get());
@@ -343,6 +337,88 @@ public class Harness {
         provider.close();
         flushEvents(events);
         events.close();
+        say("done");
+        Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * Credentials come by environment, not argv, which any process may read: a token, OAuth2 client
+     * credentials (the secret stays in its file) or a client certificate, as client.conf names them
+     * (conformance/harness/java_process.py writes them), and the CA to trust.
+     */
+    static ClientBuilder withCredentials(ClientBuilder builder) throws Exception {
+        String plugin = System.getenv("PULSAR_CONFORMANCE_HARNESS_AUTH_PLUGIN");
+        if (plugin != null && !plugin.isEmpty()) {
+            builder.authentication(plugin, System.getenv("PULSAR_CONFORMANCE_HARNESS_AUTH_PARAMS"));
+        }
+        String trust = System.getenv("PULSAR_CONFORMANCE_HARNESS_TRUST_CERTS");
+        if (trust != null && !trust.isEmpty()) {
+            builder.tlsTrustCertsFilePath(trust).allowTlsInsecureConnection(false)
+                    .enableTlsHostnameVerification("true".equals(System.getenv("PULSAR_CONFORMANCE_HARNESS_VERIFY_HOSTNAME")));
+        }
+        return builder;
+    }
+
+    /**
+     * mode=drain: one consumer on service_url (no failover) that subscribes (type, replicate), receives
+     * and acknowledges every message until nothing came for quiet_ms or timeout_ms passed, then writes
+     * its events and says "drained <ts_ns> <received>", "done". A scenario that moves a consumer (tenant
+     * migration's switch to B) judges the Java client with it (conformance/harness/java_consumer.py).
+     */
+    static void drain(Map<String, String> a) throws Exception {
+        String url = a.get("service_url");
+        String name = a.get("name");
+        PulsarClient client = withCredentials(PulsarClient.builder().serviceUrl(url)
+                .operationTimeout(10, TimeUnit.SECONDS)).build();
+        long startDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(a.getOrDefault("start_seconds", "30")));
+        Consumer<byte[]> consumer = untilStarted(startDeadline, "subscribe", () -> client.newConsumer()
+                .topic(a.get("topic"))
+                .subscriptionName(a.get("subscription"))
+                .subscriptionType(SubscriptionType.valueOf(a.get("type")))
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .replicateSubscriptionState(Boolean.parseBoolean(a.getOrDefault("replicate", "false")))
+                .consumerName(name)
+                .receiverQueueSize(50)
+                .subscribeAsync());
+        say("ready " + nowNs());
+        long quietMs = Long.parseLong(a.getOrDefault("quiet_ms", "4000"));
+        long end = System.currentTimeMillis() + Long.parseLong(a.getOrDefault("timeout_ms", "60000"));
+        long last = System.currentTimeMillis();
+        long received = 0;
+        while (System.currentTimeMillis() < end && System.currentTimeMillis() - last < quietMs) {
+            Message<byte[]> m;
+            try {
+                m = consumer.receive(500, TimeUnit.MILLISECONDS);
+            } catch (PulsarClientException e) {
+                event("consumer_error", name, url, null, null, null, null, e.toString());
+                sleep(200);
+                continue;
+            }
+            if (m == null) {
+                continue;
+            }
+            last = System.currentTimeMillis();
+            received++;
+            String uid = m.getProperty("uid");
+            String id = format(m.getMessageId());
+            String key = m.hasKey() ? m.getKey() : null;
+            event("receive", name, url, uid, key, id, m.getRedeliveryCount(), null);
+            try {
+                consumer.acknowledge(m.getMessageId());
+                event("ack", name, url, uid, key, id, null, null);
+            } catch (PulsarClientException e) {
+                event("ack_error", name, url, uid, key, id, null, e.toString());
+            }
+        }
+        say("drained " + nowNs() + " " + received);
+        try (BufferedWriter events = Files.newBufferedWriter(Paths.get(a.get("events")), StandardCharsets.UTF_8)) {
+            flushEvents(events);
+        }
+        try {
+            client.closeAsync().get(20, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            say("close " + e);
+        }
         say("done");
         Runtime.getRuntime().halt(0);
     }

@@ -75,7 +75,7 @@ class Plan:
     # settle_s is then at most: polls end once B's markDeletePosition moved and held still 3 s
     settle_until_moved: bool = False
     # the client of the consumer moved to B: "python" (the capture's own) or "java" (pulsar-client-original
-    # of the run's Java client release, conformance/harness/JavaConsumer.java; no delayed messages)
+    # of the run's Java client release, the Java harness's mode=drain; no delayed messages)
     consumer_on_b: str = "python"
 
 
