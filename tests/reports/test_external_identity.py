@@ -50,3 +50,18 @@ def test_product_version_is_the_brokers_and_a_given_one_only_a_labelled_fallback
     assert described["version"] == "4.2.4" and "read from the brokers" in described["description"]
     described, _ = product.describe(request, None, given)
     assert described["version"] == "2024.1" and "brokers did not report" in described["description"]
+
+
+def test_the_java_client_release_is_read_from_whichever_scenario_ran_it(tmp_path):
+    """versions.pulsar_client_java: the failover client's capture, or tenant migration's consumer on B."""
+    import json
+
+    from pulsar_conformance.reports import identity
+
+    assert identity.versions(tmp_path)["pulsar_client_java"] is None  # no Java scenario ran
+    moved = tmp_path / "captures" / "holes-shared-java"
+    moved.mkdir(parents=True)
+    (moved / "tenant-migration.json").write_text(json.dumps({"java_on_b": {"java_client": "3.3.2", "received": 300}}))
+    (tmp_path / "captures" / "holes-shared").mkdir()
+    (tmp_path / "captures" / "holes-shared" / "tenant-migration.json").write_text(json.dumps({"java_on_b": None}))
+    assert identity.versions(tmp_path)["pulsar_client_java"] == "3.3.2"
