@@ -12,12 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pulsar_conformance.fixtures.deploy import jvm
-from pulsar_conformance.fixtures.deploy.java import choose_java
-from pulsar_conformance.fixtures.deploy.versions import parse_version
-
-from ..protocols.client_failover.java_client import HARNESS
-from ..protocols.client_failover.java_release import resolve
+from ..protocols.client_failover.java_client import harness_command
 from . import java_process
 
 
@@ -43,17 +38,13 @@ def drain(capture, cluster, topic: str, subscription: str, sub_type: str, run_di
     """Drain ``subscription`` of ``topic`` on ``cluster`` with a Java consumer called ``name``; its rows go
     into ``capture`` under the cluster name ``label``. Returns when the JVM has ended (it is killed if it
     outlives ``timeout_s`` by a minute)."""
-    classpath = resolve(version)
-    java = choose_java(parse_version(version))
     run_dir.mkdir(parents=True, exist_ok=True)
     events = run_dir / f"java-{name}-events.jsonl"
-    argfile = jvm.classpath_argfile(run_dir, classpath.text)
     args = {"mode": "drain", "service_url": cluster.service_url, "topic": topic, "subscription": subscription,
             "type": sub_type, "name": name, "events": events, "quiet_ms": int(quiet_s * 1000),
             "timeout_ms": int(timeout_s * 1000), "replicate": str(replicate).lower(), "start_seconds": 30,
             "max_seconds": int(timeout_s) + 45}  # the JVM halts itself past that, whatever the client does
-    command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"@{argfile}", str(HARNESS),
-               *(f"{k}={v}" for k, v in args.items())]
+    command = harness_command(version, run_dir, args)
     env = {**os.environ, **java_process.auth_environment(cluster)}
     with (run_dir / f"java-{name}-stderr.txt").open("w") as stderr:
         try:

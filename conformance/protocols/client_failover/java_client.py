@@ -38,6 +38,17 @@ READY_TIMEOUT_S = 90.0
 
 
 
+def harness_command(version: str, run_dir: Path, args: dict, jvm_options: tuple[str, ...] = ()) -> list[str]:
+    """The command that runs Harness.java with pulsar-client-original ``version`` (resolved from Maven,
+    cached) on a Java that release runs on, its classpath in an argfile in ``run_dir`` (which exists),
+    and ``args`` as key=value arguments: every mode of the harness starts this way."""
+    classpath = resolve(version)
+    java = choose_java(parse_version(version))
+    argfile = jvm.classpath_argfile(run_dir, classpath.text)
+    return [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_options, f"@{argfile}",
+            str(HARNESS), *(f"{k}={v}" for k, v in args.items())]
+
+
 class UrlProvider:
     """The HTTP URL provider ControlledClusterFailover polls, on loopback: it answers
     ``{"serviceUrl": ...}`` with whatever the scenario points it to."""
@@ -120,16 +131,11 @@ class JavaFailoverClient:
                 "start_seconds": self.start_seconds, "max_seconds": 600}
 
     def start(self) -> None:
-        classpath = resolve(self.version)
-        java = choose_java(parse_version(self.version))
         self.run_dir.mkdir(parents=True, exist_ok=True)
         log4j = self.run_dir / "java-log4j2.xml"
         log4j.write_text(_LOG4J.format(log=self.log_path))
-        args = self.arguments()
-        argfile = jvm.classpath_argfile(self.run_dir, classpath.text)
-        command = [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                   f"-Dlog4j.configurationFile={log4j}", f"@{argfile}", str(HARNESS),
-                   *(f"{k}={v}" for k, v in args.items())]
+        command = harness_command(self.version, self.run_dir, self.arguments(),
+                                  jvm_options=(f"-Dlog4j.configurationFile={log4j}",))
         stderr = (self.run_dir / "java-stderr.txt").open("w")
         env = {**os.environ, **self.auth_environment()}
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,
