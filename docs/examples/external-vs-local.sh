@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# The same profile certified twice on this machine (issue 32): once on the local backend, once on two
-# clusters the suite starts with `up` under other names than the roles and describes as an external
-# deployment (docs/examples/external-local.yaml, whose fault commands call the suite's own `fault` CLI).
+# The same profile certified twice on this machine (issue 32): once on the local backend, once on
+# clusters the suite starts under other names than the roles and describes as an external deployment,
+# whose fault commands call the suite's own `fault` CLI:
+#   geo-replication, tenant-migration  two clusters (docs/examples/external-local.yaml)
+#   cluster-migration                  three, blue with the scenarios' broker settings, certified with
+#                                      --allow-irreversible (docs/examples/external-local-three.yaml)
+#   client-failover                    three, each trusting its own token secret
+#                                      (docs/examples/external-local-failover.yaml)
 # `compare LOCAL EXTERNAL` then lists per requirement what changed: exit 0 when nothing that passed
 # locally fails or goes unknown externally.
 #
@@ -9,20 +14,28 @@
 #   e.g. docs/examples/external-vs-local.sh geo-replication /tmp/evl --select "not test_spec_check"
 #
 # Runs from the checkout with pulsar-conformance on PATH (the venv active, or .tox/certify/bin first
-# in PATH). The `up` deployment is stopped on success, failure and Ctrl-C. Not run in CI (each profile
+# in PATH). The external deployment is stopped on success, failure and Ctrl-C. Not run in CI (each profile
 # takes two certifications); docs/deployments.md gives the figures of the runs made here.
 set -euo pipefail
 
 if [ "$#" -lt 2 ]; then
     echo "usage: $0 PROFILE OUT_DIR [certify options...]" >&2
-    echo "fix: give a profile whose roles external-local.yaml maps (geo-replication, tenant-migration) and a new folder" >&2
+    echo "fix: give a profile the examples map (geo-replication, tenant-migration, cluster-migration, client-failover) and a new folder" >&2
     exit 64
 fi
 profile=$1
 out=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-file="$here/external-local.yaml"
+case "$profile" in
+    geo-replication|tenant-migration) file="$here/external-local.yaml" ;;
+    cluster-migration) file="$here/external-local-three.yaml" ;;
+    client-failover) file="$here/external-local-failover.yaml" ;;
+    *)
+        echo "$0: no example deployment maps the roles of profile '$profile'" >&2
+        echo "fix: give geo-replication, tenant-migration, cluster-migration or client-failover (policy-sync needs a metadata sync and clock control, metadata-migration servers of its own: neither runs on an external deployment)" >&2
+        exit 64 ;;
+esac
 if [ -e "$out" ]; then
     echo "$0: $out exists" >&2
     echo "fix: name a folder that does not exist yet (the two bundles and compare's output go there)" >&2
@@ -39,13 +52,47 @@ cleanup() { pulsar-conformance down --name external-local >/dev/null 2>&1 || tru
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# the ports external-local.yaml names
-pulsar-conformance up --name external-local --clusters us-east,us-west \
-    --port us-east.broker=16650 --port us-east.web=18080 \
-    --port us-west.broker=16651 --port us-west.web=18081 > "$out/up.json"
-pulsar-conformance plan --deployment "$file" --profile "$profile" > "$out/plan.txt" || true
+# the ports and broker settings the example files name
+ports=(--port us-east.broker=16650 --port us-east.web=18080 --port us-west.broker=16651 --port us-west.web=18081)
+third=(--port eu-central.broker=16652 --port eu-central.web=18082)
+external_options=()
+case "$profile" in
+    geo-replication|tenant-migration)
+        pulsar-conformance up --name external-local --clusters us-east,us-west "${ports[@]}" > "$out/up.json" ;;
+    cluster-migration)
+        # blue (us-east) as test_cluster_migration.py's blue_green starts it: the migration task every
+        # second (the default 0 never migrates a live topic) and automatic resource creation on
+        pulsar-conformance up --name external-local --clusters us-east,us-west,eu-central "${ports[@]}" "${third[@]}" \
+            --broker-config us-east:clusterMigrationCheckDurationSeconds=1 \
+            --broker-config us-east:clusterMigrationAutoResourceCreation=true > "$out/up.json"
+        # the cluster-level migrations run too, as they do locally: these clusters are thrown away at the end
+        external_options=(--allow-irreversible) ;;
+    client-failover)
+        # each cluster trusts its own token secret, as the local PIP121-R06 clusters do (on clusters
+        # without authentication any client would pass R06). `up` has no option for it: the same
+        # LocalDeployment.launch that `up` calls, with auth="token-per-cluster". It prints the token
+        # files' paths, never a token; each token goes into the variable the file's token_env names.
+        py="$(dirname "$(command -v pulsar-conformance)")/python"
+        "$py" - > "$out/token-files.json" <<'PYTHON'
+import json
+
+from pulsar_conformance.fixtures.deploy.local import LocalDeployment
+
+ports = {"us-east": (16650, 18080), "us-west": (16651, 18081), "eu-central": (16652, 18082)}
+deployment = LocalDeployment.launch(list(ports), name="external-local", owned=False, auth="token-per-cluster",
+                                    ports_wanted={n: {"broker": b, "web": w} for n, (b, w) in ports.items()})
+print(json.dumps(deployment.record["auth"]["token_files"]))
+PYTHON
+        for cluster in us-east us-west eu-central; do
+            token_file=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+                "$out/token-files.json" "$cluster")
+            variable="EXTERNAL_LOCAL_$(echo "$cluster" | tr 'a-z-' 'A-Z_')_TOKEN"
+            export "$variable=$(cat "$token_file")"
+        done ;;
+esac
+pulsar-conformance plan --deployment "$file" --profile "$profile" "${external_options[@]}" > "$out/plan.txt" || true
 set +e
-pulsar-conformance certify --deployment "$file" --profile "$profile" --out "$out/external" "$@"
+pulsar-conformance certify --deployment "$file" --profile "$profile" --out "$out/external" "${external_options[@]}" "$@"
 echo "external: exit $?" | tee "$out/exits.txt"
 set -e
 cleanup
