@@ -15,9 +15,11 @@ CHECKS = Checks(
         Check("metadata-migration/<scenario>/writes-refused", ("PIP454-R02",),
               "every namespace, policy and topic write made inside PREPARATION/COPYING is refused; none accepted is lost"),
         Check("metadata-migration/<scenario>/ephemerals-recreated", ("PIP454-R03",),
-              "the participant recreates its ephemerals before the copy starts (log); broker and bookie ones are in Oxia"),
+              "the participant recreates its ephemerals before the copy starts (log); broker and bookie ones are in Oxia "
+              "(on a cluster topology, one for every broker and bookie running at the end)"),
         Check("metadata-migration/<scenario>/participants-waited", ("PIP454-R04",),
-              "the coordinator waits for every registered participant, on the first run and on a retry after FAILED"),
+              "the coordinator waits for every registered participant, on the first run and on a retry after FAILED, "
+              "and stays in PREPARATION while a participant paused from before the start is registered"),
         Check("metadata-migration/<scenario>/versions-preserved", ("PIP454-R05",),
               "every persistent ZooKeeper node is in Oxia with its value and version (read outside Pulsar)"),
         Check("metadata-migration/<scenario>/data-plane", ("PIP454-R06",),

@@ -152,15 +152,20 @@ def ephemerals(doc: dict) -> tuple[bool | None, str]:
         return None, "the broker's log shows no persistent copy starting: no copy to be before"
     here = doc.get("oxia_ephemerals") or []
     broker = [p for p in here if p.startswith("/loadbalance/brokers/")]
-    bookie = [p for p in here if p.startswith("/ledgers/available/")]
+    bookie = [p for p in here if p.startswith("/ledgers/available/") and p != "/ledgers/available/readonly"]
     before = marks.get("ephemerals") is not None and marks["ephemerals"] < marks["copy"]
     said = (f"broker log: ephemerals recreated at line {marks.get('ephemerals')}, copy started at line {marks['copy']}; "
             f"ephemeral records in Oxia after the migration: broker {broker or 'none'}, bookie {bookie or 'none'}")
+    # a cluster topology says how many brokers and bookies ran at the end: every one must be live in the
+    # target ("all brokers/bookies recreate ephemeral nodes"); a standalone runs one of each
+    want = doc.get("participants_running") or {"broker": 1, "bookie": 1}
+    if doc.get("participants_running"):
+        said += f"; running at the end: {want['broker']} broker(s), {want['bookie']} bookie(s)"
     if doc["phases"] and doc["phases"][-1]["phase"] != "COMPLETED":
         return (False if not before else None), said
     if doc.get("comparison") is None:  # Oxia never read after COMPLETED: no record is not a missing one
         return (False if not before else None), said + "; Oxia was not read after the migration"
-    return before and bool(broker) and bool(bookie), said
+    return before and len(broker) >= want["broker"] and len(bookie) >= want["bookie"], said
 
 
 def participants(doc: dict) -> tuple[bool | None, str]:
@@ -172,6 +177,15 @@ def participants(doc: dict) -> tuple[bool | None, str]:
         return None, said + "; no copy started"
     waited = marks.get("participants_ready") is not None and marks["participants_ready"] < marks["copy"]
     said += f"; the coordinator logged every participant ready {'before' if waited else 'NOT before'} the copy"
+    held = doc.get("fault") or {}
+    if "phases_while_held" in held:  # a participant paused from before the start, its session alive
+        said += (f"; while {held['participant']} was paused {held['held_s']:.0f} s: phases "
+                 f"{', '.join(held['phases_while_held'])}, {held['participants_at_hold_end']} participant node(s) left")
+        copied_early = set(held["phases_while_held"]) & {"COPYING", "COMPLETED"}
+        if copied_early and held["participants_at_hold_end"]:
+            return False, said + " (the coordinator went on while a registered participant had not acknowledged)"
+        if held["phases_while_held"] != ["PREPARATION"]:
+            return None, said + " (PREPARATION was not seen throughout the hold: the wait is not shown)"
     retry = doc.get("retry")
     if retry:
         phases_retry = [p["phase"] for p in retry.get("phases") or []]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Plan:
-    fault: str = "none"  # none | oxia | coordinator
+    fault: str = "none"  # none | oxia | coordinator | participant (a bookie of a cluster topology)
     nodes: int = 50  # namespaces seeded before the migration, each with one topic
     rate: float = 40.0  # messages per second on the data topic (0: no traffic, no capture to check)
     target: str | None = None  # a migration target other than the deployment's Oxia (bad-input scenarios)
@@ -48,6 +48,9 @@ class Outcome:
     judged: tuple[str, ...] = ()  # the checks the scenario asks for (judge.judge)
     other_source: dict | None = None  # other-target: a source other than ZooKeeper asked to migrate
     unreachable_target: dict | None = None  # other-target: what an Oxia target nobody listens on was answered
+    # the brokers and bookies running when the migration ended ({"broker": n, "bookie": m}): a cluster
+    # topology's, each of which must be live in the target; None on a standalone (one of each)
+    participants_running: dict | None = None
 
     def to_json(self) -> dict:
         doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}

@@ -13,7 +13,11 @@ over REST. Then, by ``fault``:
     writes are back on ZooKeeper, restarts Oxia and starts the migration again (how many
     participants are waited for the second time);
   - coordinator: the broker (coordinator and participant) is killed as soon as PREPARATION shows,
-    then started again; the phase and writes are watched after.
+    then started again; the phase and writes are watched after;
+  - participant (a cluster topology only): a bookie, a participant that is not the coordinator, is paused
+    before the start, so PREPARATION must wait for it; after ``HOLD_S`` (its metadata session still
+    alive) it is killed and started again at once, as a supervisor would; the run then goes on as with
+    none, every broker and bookie running at the end expected live in the target.
 """
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ PARTICIPANTS = f"{COORDINATOR}/participants"
 # the participant's and coordinator's own log lines, in the order the PIP requires them
 # (regular expressions: 4.2.4 logs "Found 3 local ephemeral nodes to recreate", 5.0.0-M1 "Found local
 # ephemeral nodes to recreate" with the count as an attribute: DualMetadataStore in each release)
+HOLD_S = 6.0  # the participant paused after the start: well inside a bookie's 30 s session (bookie.py)
+PARTICIPANT = "bookie-2"  # of a 2-bookie topology: not the coordinator (a broker), and not alone
 LOG_MARKS = {"ephemerals": r"Found (\d+ )?local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
              "copy": "Starting persistent data copy", "copied": "All data copied",
              "completed": "=== Metadata Migration Complete ===", "failed": "=== Metadata Migration Failed ==="}
@@ -99,6 +105,9 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
             flag.begin()
             prober.begin()
             time.sleep(1.5)
+            if plan.fault == "participant":
+                deployment.pause(cluster_name, component=_participant(deployment, cluster_name))
+                line.mark(f"{_participant(deployment, cluster_name)} (a participant) paused")
             started = observe.start(admin, plan.target or oxia_url)
             line.mark(f"migration start -> {started.status}")
             fault = {}
@@ -122,6 +131,7 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
                   [w.to_json() for w in prober.writes], before, zookeeper_flag=flag.to_json(), fault=fault,
                   judged=tuple(judged))
     out.log_marks = _log_marks("\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:]))
+    out.participants_running = _participants_running(deployment, cluster_name)
     out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
     if "COMPLETED" in (phases.current(), flag.current()):  # the flag says so where the status does not (F-454-10)
         _after_cutover(deployment, cluster_name, out, prober, line)
@@ -138,7 +148,45 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
     return out
 
 
+def _participant(deployment, cluster_name: str) -> str:
+    """The participant the participant fault holds: the topology's last bookie."""
+    return [c.name for c in deployment.components(cluster_name, "bookie")][-1]
+
+
+def _participants_running(deployment, cluster_name: str) -> dict | None:
+    """Brokers and bookies of a cluster topology running now; None on a standalone (one process)."""
+    if not hasattr(deployment, "components"):
+        return None
+    return {kind: sum(1 for c in deployment.components(cluster_name, kind) if c.process() is not None)
+            for kind in ("broker", "bookie")}
+
+
+def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.Timeline) -> dict:
+    """The paused participant held for HOLD_S: which phases the status showed meanwhile, and how many
+    participants ZooKeeper still listed at its end (the paused one's node lives with its session), then
+    the participant killed and started again. A coordinator that waits shows PREPARATION throughout."""
+    name = _participant(deployment, cluster_name)
+    began = time.time_ns()
+    time.sleep(HOLD_S)
+    registered = _participants(deployment.service_port("zookeeper"))
+    while_held = sorted({p["phase"] for p in phases.seen if p["ns"] >= began} | {phases.current() or "?"})
+    deployment.kill(cluster_name, component=name)
+    line.mark(f"{name} killed after {HOLD_S:.0f} s paused (phases meanwhile: {', '.join(while_held)}; "
+              f"{registered} participant node(s) left)")
+    fault = {"injected_in": phases.current(), "participant": name, "held_s": HOLD_S,
+             "phases_while_held": while_held, "participants_at_hold_end": registered}
+    try:
+        deployment.start(cluster_name, component=name, ready_timeout=120)
+        line.mark(f"{name} started again")
+    except (RuntimeError, TimeoutError) as error:  # evidence: the run goes on without it
+        fault["participant_restart_error"] = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        line.mark(f"{name} did not start again")
+    return fault
+
+
 def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, line: timeline.Timeline) -> dict:
+    if plan.fault == "participant":
+        return _held(deployment, cluster_name, phases, line)
     if plan.fault == "oxia":  # during the copy: the participants have acknowledged by then
         seen = phases.wait_for(("COPYING",) + observe.DONE, 60)
         deployment.kill_service("oxia")

@@ -14,12 +14,12 @@ import uuid
 
 import pytest
 
-from pulsar_conformance.fixtures.deploy import ports
+from pulsar_conformance.fixtures.deploy import ports, topology
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
 from ...harness import outcome as saved
 from ...harness.recorder import Recorder
-from ...harness.rows import row
+from ...harness.rows import not_applicable, row
 from . import judge, observe, scenario
 from .checks import CHECKS
 
@@ -102,6 +102,30 @@ def test_coordinator_killed_during_preparation(migrating, certify_run, request):
     again: the PIP has the migration end FAILED and the cluster writable on ZooKeeper."""
     out, rec = _run(migrating, certify_run, request, "coordinator-killed", ("phases", "rollback"),
                     scenario.Plan(fault="coordinator", nodes=20, rate=0, timeout_s=90))
+    rec.record(judge.judge(out))
+    rec.finish()
+
+
+PARTICIPANT_CHECKS = ("phases", "participants-waited", "ephemerals-recreated", "after-cutover")
+
+
+def test_participant_killed_during_preparation(certify_run, request):
+    """A bookie, a participant that is not the coordinator, paused from before the start (PREPARATION must
+    wait for it), then killed and started again as a supervisor would: the coordinator waited for it, and
+    once COMPLETED every broker and bookie running is live in the target. Only a cluster topology has a
+    participant apart from the coordinator: on a standalone the one process is both (the coordinator-killed
+    scenario), so the checks are not applicable there and no deployment is started."""
+    shape = topology.from_environment()
+    if not os.environ.get("PULSAR_CONFORMANCE_EXTERNAL") and (shape is None or shape.bookies < 2):
+        reason = ("a participant apart from the coordinator needs a cluster topology of 2 bookies or more "
+                  "(certify --topology cluster); a standalone's one process is participant and coordinator")
+        rec = Recorder(certify_run, request, _Nothing(certify_run.directory("captures", "participant-killed")), CHECKS)
+        rec.record(not_applicable(f"metadata-migration/participant-killed/{check}", reason) for check in PARTICIPANT_CHECKS)
+        rec.finish()
+        return
+    migrating = request.getfixturevalue("migrating")
+    out, rec = _run(migrating, certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
+                    scenario.Plan(fault="participant", nodes=20, rate=0, timeout_s=120))
     rec.record(judge.judge(out))
     rec.finish()
 

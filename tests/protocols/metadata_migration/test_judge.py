@@ -354,3 +354,33 @@ def test_a_cutover_nobody_looked_at_is_unknown_not_failed():
 
 def _judged_doc(doc):
     return judge.phase_source(doc)[0]
+
+
+def test_on_a_cluster_topology_every_running_broker_and_bookie_must_be_in_the_target():
+    """R03 on a topology: one of two bookies missing from Oxia fails, where a standalone's one would pass."""
+    def topology(d):
+        d["participants_running"] = {"broker": 1, "bookie": 2}
+        d["oxia_ephemerals"] = ["/loadbalance/brokers/127.0.0.1:8080", "/ledgers/available/bk-0",
+                                "/ledgers/available/readonly"]  # the readonly folder is no bookie
+    said = _both(judge.ephemerals, topology)
+    assert "running at the end: 1 broker(s), 2 bookie(s)" in said
+    doc = conforming()
+    topology(doc)
+    doc["oxia_ephemerals"].append("/ledgers/available/bk-1")
+    assert judge.ephemerals(doc)[0] is True
+
+
+def _held(phases_seen, left=1):
+    return {"injected_in": "PREPARATION", "participant": "bookie-2", "held_s": 6.0,
+            "phases_while_held": phases_seen, "participants_at_hold_end": left}
+
+
+def test_a_coordinator_that_copies_while_a_paused_participant_is_registered_fails():
+    said = _both(judge.participants, lambda d: d.__setitem__("fault", _held(["COPYING", "PREPARATION"])))
+    assert "went on while a registered participant had not acknowledged" in said
+    doc = conforming()
+    doc["fault"] = _held(["PREPARATION"])
+    ok, said = judge.participants(doc)
+    assert ok is True and "bookie-2 was paused 6 s: phases PREPARATION, 1 participant node(s) left" in said
+    doc["fault"] = _held(["NOT_STARTED"])  # the start had not shown PREPARATION yet: the wait is not shown
+    assert judge.participants(doc)[0] is None
