@@ -16,5 +16,7 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
 - ``deadline``: every blocking client call under a deadline, a hung one kept as evidence;
 - ``java_process``: what the suite's Java client program shares across its modes (credentials by
   environment, its event lines as capture rows); ``java_consumer``: that program draining a
-  subscription, for a scenario that moves a consumer and judges the Java client with the same judge.
+  subscription, for a scenario that moves a consumer and judges the Java client with the same judge;
+  ``java_traffic``: that program running a scenario's producers, consumers and readers, with the
+  face of ``traffic`` a scenario drives (PIP-188's Java client scenario).
 """

@@ -36,10 +36,16 @@ def append_events(capture, events_path: Path, topic: str, subscription: str | No
     """Every recorded client event into ``capture`` (``subscription`` for the consumer's rows,
     ``cluster_of(url)`` the cluster's name); a kind the capture has no row for, and every failed send,
     is returned as an error."""
+    lines = events_path.read_text().splitlines() if events_path.exists() else []
+    return append_lines(capture, lines, topic, subscription, cluster_of)
+
+
+def append_lines(capture, lines, topic: str, subscription: str | None, cluster_of: Callable[[str], str]) -> list[str]:
+    """``append_events`` of recorded lines already read (one client's of a JVM that ran several)."""
     errors = []
     logical = logical_topic(topic)
     append = capture.writer.append
-    for line in events_path.read_text().splitlines() if events_path.exists() else []:
+    for line in lines:
         e = json.loads(line)
         if e["kind"] not in KINDS:
             errors.append(f"{e['kind']}: {e['error']}")

@@ -10,7 +10,9 @@
  * every 5 ms, as the Python harness polls get_service_info), "ready <ts_ns>", "done". stdin: the
  * line "stop" ends the traffic (drain, close, exit 0); end of input (the driver died) or
  * max_seconds exits at once, so no JVM outlives its scenario. mode=drain is one plain consumer
- * draining a subscription (see drain()), for the scenarios that move a consumer.
+ * draining a subscription (see drain()), for the scenarios that move a consumer. mode=traffic runs
+ * a scenario's producers, consumers and readers on one service URL, each on a client of its own
+ * (see traffic()), for PIP-188's migration scenarios.
  */
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -154,6 +156,10 @@ public class Harness {
         }, maxMs, TimeUnit.MILLISECONDS);
         if ("drain".equals(a.get("mode"))) {
             drain(a);
+            return;
+        }
+        if ("traffic".equals(a.get("mode"))) {
+            new Traffic(a).run();
             return;
         }
 
@@ -421,6 +427,280 @@ public class Harness {
         }
         say("done");
         Runtime.getRuntime().halt(0);
+    }
+
+    static Map<String, String> fields(String line) {
+        Map<String, String> f = new HashMap<>();
+        for (String part : line.trim().split("\\s+")) {
+            int eq = part.indexOf('=');
+            if (eq > 0) {
+                f.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+        }
+        return f;
+    }
+
+    /**
+     * mode=traffic: the producers, consumers and readers of a scenario on service_url, each with a
+     * client of its own (one handle's redirect cannot disturb another's, as in the Python traffic,
+     * conformance/harness/traffic.py), from the spec file's lines
+     *   producer name=N topic=T rate=R
+     *   consumer name=N topic=T subscription=S type=Exclusive|Shared|Failover|KeyShared delay_ms=D latest=false
+     *   reader name=N topic=T subscription=S
+     * Each created handle is said as "attached <name> <ts_ns>", one the client could not create in
+     * create_ms as "refused <name> <ts_ns> <error>"; then "ready <ts_ns>". stdin: "add <spec line>"
+     * creates one more (the Python side waits for its answer), "stop [quiet_ms=Q drain_ms=D]" stops sending, waits for the
+     * pending sends ("flushed"), reads until no delivery came for quiet_ms (at most drain_ms), closes
+     * every client, writes the events, says "received <name> <n>" per handle and "done".
+     * The clients follow a TopicMigrated redirect by themselves: nothing here knows of green.
+     */
+    static final class Traffic {
+        final Map<String, String> a;
+        final String url;
+        final long createMs;
+        final int sendTimeoutMs;
+        final AtomicBoolean stopSending = new AtomicBoolean();
+        final AtomicBoolean stopReceiving = new AtomicBoolean();
+        final AtomicLong lastDelivery = new AtomicLong(System.currentTimeMillis());
+        final java.util.List<PulsarClient> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.List<Thread> producers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.List<Thread> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final ConcurrentLinkedQueue<CompletableFuture<MessageId>> pending = new ConcurrentLinkedQueue<>();
+        final Map<String, AtomicLong> received = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+        Traffic(Map<String, String> a) {
+            this.a = a;
+            this.url = a.get("service_url");
+            this.createMs = Long.parseLong(a.getOrDefault("create_ms", "30000"));
+            this.sendTimeoutMs = Integer.parseInt(a.getOrDefault("send_timeout_ms", "15000"));
+        }
+
+        void run() throws Exception {
+            BufferedWriter events = Files.newBufferedWriter(Paths.get(a.get("events")), StandardCharsets.UTF_8);
+            ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "harness-events");
+                t.setDaemon(true);
+                return t;
+            });
+            // events reach the file as the run goes: a JVM killed at its deadline leaves them behind
+            flusher.scheduleAtFixedRate(() -> {
+                try {
+                    synchronized (events) {
+                        flushEvents(events);
+                    }
+                } catch (IOException e) {
+                    say("error events: " + e);
+                }
+            }, 200, 200, TimeUnit.MILLISECONDS);
+            for (String line : Files.readAllLines(Paths.get(a.get("spec")), StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                    add(line);
+                }
+            }
+            say("ready " + nowNs());
+            BufferedReader control = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = control.readLine()) != null && !line.trim().startsWith("stop")) {
+                if (line.startsWith("add ")) {
+                    add(line.substring(4));
+                }
+            }
+            if (line == null) {  // the driver died: leave at once, with what was recorded
+                synchronized (events) {
+                    flushEvents(events);
+                }
+                Runtime.getRuntime().halt(4);
+            }
+            stopSending.set(true);
+            for (Thread t : producers) {
+                t.join(5000);
+            }
+            long settle = System.currentTimeMillis() + sendTimeoutMs + 5000;
+            for (CompletableFuture<MessageId> f : pending) {
+                try {
+                    f.get(Math.max(1, settle - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+                } catch (Exception e) {
+                    // its outcome is an event already (or it never completed: no row, as for Python)
+                }
+            }
+            say("flushed " + nowNs());
+            // as the Python traffic drains: until no delivery came for quiet_ms, at most drain_ms
+            // ("stop quiet_ms=Q drain_ms=D" says them; the arguments' otherwise)
+            Map<String, String> stop = fields(line.trim().substring(4));
+            long quietMs = Long.parseLong(stop.getOrDefault("quiet_ms", a.getOrDefault("quiet_ms", "2500")));
+            long drainEnd = System.currentTimeMillis()
+                    + Long.parseLong(stop.getOrDefault("drain_ms", a.getOrDefault("drain_ms", "40000")));
+            lastDelivery.set(System.currentTimeMillis());
+            while (System.currentTimeMillis() < drainEnd && System.currentTimeMillis() - lastDelivery.get() < quietMs) {
+                sleep(250);
+            }
+            stopReceiving.set(true);
+            for (Thread t : receivers) {
+                t.join(5000);
+            }
+            java.util.List<CompletableFuture<Void>> closing = new java.util.ArrayList<>();
+            for (PulsarClient c : clients) {
+                closing.add(c.closeAsync());
+            }
+            try {
+                CompletableFuture.allOf(closing.toArray(new CompletableFuture[0])).get(20, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                say("close " + e);
+            }
+            flusher.shutdown();
+            synchronized (events) {
+                flushEvents(events);
+                events.close();
+            }
+            for (Map.Entry<String, AtomicLong> e : received.entrySet()) {
+                say("received " + e.getKey() + " " + e.getValue().get());
+            }
+            say("done " + nowNs());
+            Runtime.getRuntime().halt(0);
+        }
+
+        /** One handle of a spec line, on a client of its own; said as attached or refused. */
+        void add(String line) {
+            String[] words = line.trim().split("\\s+", 2);
+            Map<String, String> f = fields(words.length > 1 ? words[1] : "");
+            String name = f.get("name");
+            PulsarClient client = null;
+            try {
+                client = withCredentials(PulsarClient.builder().serviceUrl(url)
+                        .operationTimeout(10, TimeUnit.SECONDS)).build();
+                clients.add(client);
+                switch (words[0]) {
+                    case "producer" -> startProducer(client, f);
+                    case "consumer" -> startConsumer(client, f);
+                    case "reader" -> startReader(client, f);
+                    default -> throw new IllegalArgumentException("no such handle kind: " + words[0]);
+                }
+                say("attached " + name + " " + nowNs());
+            } catch (Exception e) {
+                Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+                        ? e.getCause() : e;
+                String why = e instanceof java.util.concurrent.TimeoutException
+                        ? "TimeoutException: not created within " + createMs + " ms" : cause.toString();
+                say("refused " + name + " " + nowNs() + " " + why.replace('\n', ' '));
+                if (client != null) {
+                    client.closeAsync();  // a creation that completes later must not leave a handle nobody reads
+                }
+            }
+        }
+
+        void startProducer(PulsarClient client, Map<String, String> f) throws Exception {
+            String name = f.get("name");
+            Producer<byte[]> producer = client.newProducer()
+                    .topic(f.get("topic"))
+                    .producerName(name)
+                    .enableBatching(false)
+                    .blockIfQueueFull(true)
+                    .maxPendingMessages(500)
+                    .sendTimeout(sendTimeoutMs, TimeUnit.MILLISECONDS)
+                    .createAsync().get(createMs, TimeUnit.MILLISECONDS);
+            double rate = Double.parseDouble(f.getOrDefault("rate", "60"));
+            byte[] payload = new byte[64];
+            Arrays.fill(payload, (byte) 'm');
+            Thread writer = new Thread(() -> {
+                long began = System.nanoTime();
+                long seq = 0;
+                while (!stopSending.get()) {
+                    seq++;
+                    String uid = name + "/" + seq;
+                    String key = "k" + ((seq - 1) % 8);
+                    try {
+                        CompletableFuture<MessageId> sent = producer.newMessage().key(key).property("uid", uid)
+                                .value(payload).sendAsync();
+                        pending.add(sent);
+                        sent.whenComplete((id, error) -> event(error == null ? "send_ok" : failedKind(error), name,
+                                url, uid, key, error == null ? format(id) : null, null,
+                                error == null ? null : error.toString()));
+                    } catch (RuntimeException e) {
+                        event(failedKind(e), name, url, uid, key, null, null, e.toString());
+                    }
+                    long next = began + (long) (seq * 1e9 / rate);
+                    sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
+                    pending.removeIf(CompletableFuture::isDone);
+                }
+            }, name);
+            writer.setDaemon(true);
+            producers.add(writer);
+            writer.start();
+        }
+
+        void startConsumer(PulsarClient client, Map<String, String> f) throws Exception {
+            String name = f.get("name");
+            String type = f.get("type");
+            Consumer<byte[]> consumer = client.newConsumer()
+                    .topic(f.get("topic"))
+                    .subscriptionName(f.get("subscription"))
+                    // the suite's names are pulsar.ConsumerType's (KeyShared), Java's enum says Key_Shared
+                    .subscriptionType(SubscriptionType.valueOf("KeyShared".equals(type) ? "Key_Shared" : type))
+                    .subscriptionInitialPosition(Boolean.parseBoolean(f.getOrDefault("latest", "false"))
+                            ? SubscriptionInitialPosition.Latest : SubscriptionInitialPosition.Earliest)
+                    .consumerName(name)
+                    .receiverQueueSize(50)
+                    .subscribeAsync().get(createMs, TimeUnit.MILLISECONDS);
+            long delayMs = Long.parseLong(f.getOrDefault("delay_ms", "0"));
+            AtomicLong count = received.computeIfAbsent(name, k -> new AtomicLong());
+            loop(name, () -> consumer.receive(200, TimeUnit.MILLISECONDS), m -> {
+                count.incrementAndGet();
+                // slow only while producing: a backlog at the trigger, none left unread at the end
+                if (delayMs > 0 && !stopSending.get()) {
+                    sleep(delayMs);
+                }
+                String id = format(m.getMessageId());
+                try {
+                    consumer.acknowledge(m.getMessageId());
+                    event("ack", name, url, m.getProperty("uid"), m.hasKey() ? m.getKey() : null, id, null, null);
+                } catch (PulsarClientException e) {
+                    event("ack_error", name, url, m.getProperty("uid"), null, id, null, e.toString());
+                }
+            });
+        }
+
+        void startReader(PulsarClient client, Map<String, String> f) throws Exception {
+            String name = f.get("name");
+            org.apache.pulsar.client.api.Reader<byte[]> reader = client.newReader()
+                    .topic(f.get("topic"))
+                    .subscriptionName(f.get("subscription"))  // its (non-durable) subscription, named for the rows
+                    .startMessageId(MessageId.earliest)
+                    .readerName(name)
+                    .receiverQueueSize(50)
+                    .createAsync().get(createMs, TimeUnit.MILLISECONDS);
+            AtomicLong count = received.computeIfAbsent(name, k -> new AtomicLong());
+            loop(name, () -> reader.readNext(200, TimeUnit.MILLISECONDS), m -> count.incrementAndGet());
+        }
+
+        interface Next {
+            Message<byte[]> get() throws PulsarClientException;
+        }
+
+        /** A receiving thread: each delivery an event (before ``then``), errors as events, until stopped. */
+        void loop(String name, Next next, java.util.function.Consumer<Message<byte[]>> then) {
+            Thread t = new Thread(() -> {
+                while (!stopReceiving.get()) {
+                    Message<byte[]> m;
+                    try {
+                        m = next.get();
+                    } catch (PulsarClientException e) {
+                        event("consumer_error", name, url, null, null, null, null, e.toString());
+                        sleep(200);
+                        continue;
+                    }
+                    if (m == null) {
+                        continue;
+                    }
+                    lastDelivery.set(System.currentTimeMillis());
+                    event("receive", name, url, m.getProperty("uid"), m.hasKey() ? m.getKey() : null,
+                            format(m.getMessageId()), m.getRedeliveryCount(), null);
+                    then.accept(m);
+                }
+            }, name);
+            t.setDaemon(true);
+            receivers.add(t);
+            t.start();
+        }
     }
 
     /**
