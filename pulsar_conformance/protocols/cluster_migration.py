@@ -33,6 +33,26 @@ MIGRATION_TLS = ProtocolOption(
     prepare="pulsar_conformance.protocols.cluster_migration:tls_fits_deployment",
     configuration_default="off")
 
+def check_migration_client(value: str, option: str):
+    """python, java or all (conformance/protocols/cluster_migration/clients.py)."""
+    from pulsar_conformance.conformance.protocols.cluster_migration import clients  # lazy: layering, as above
+
+    clients.check(value)
+    return value
+
+
+# certify --migration-client: which client drives the PIP-188 scenarios (clients.ENV); the Java client's
+# starts a blue and green of its own, so it runs only when asked for (CI's selections stay the Python client's)
+MIGRATION_CLIENT = ProtocolOption(
+    field="migration_client", flag="--migration-client", env="PULSAR_CONFORMANCE_MIGRATION_CLIENT", metavar="CLIENT",
+    help="which client drives the PIP-188 scenarios: python (the Python client, default), java (the Java client "
+         "through a cluster-level migration, its release from --java-client-version) or all; "
+         "docs/cluster-migration.md",
+    # one bundle per client (--matrix migration-client=python,java): which client is the question a
+    # column answers, like a release; the bundle's command and each row's details.client say it
+    axis="migration-client", example="python,java",
+    check="pulsar_conformance.protocols.cluster_migration:check_migration_client")
+
 PROTOCOL = Protocol(
     area="cluster-migration",
     title="PIP-188 blue-green cluster migration",
@@ -56,6 +76,7 @@ PROTOCOL = Protocol(
     broker_settings=("clusterMigrationCheckDurationSeconds!=0",),
     # a cluster-level migration (migrated=true on blue) cannot be undone on a real cluster
     irreversible=("test_cluster_migration.py::test_cluster_migration_with_live_traffic",
-                  "test_cluster_migration_regions.py::test_migration_with_geo_replication"),
-    options=(MIGRATION_TLS,),
+                  "test_cluster_migration_regions.py::test_migration_with_geo_replication",
+                  "test_java_cluster_migration.py::test_java_client_through_a_cluster_level_migration"),
+    options=(MIGRATION_TLS, MIGRATION_CLIENT),
 )

@@ -95,7 +95,7 @@ def test_an_environment_value_of_the_option_is_checked_and_taken_by_its_profiles
 
 def test_the_real_options_come_from_the_descriptors():
     declared = protocol_options()
-    assert {o.field for o in declared} == {"migration_tls", "java_client_version"}
+    assert {o.field for o in declared} == {"migration_tls", "java_client_version", "migration_client"}
     for o in declared:
         assert ENV_OPTIONS[o.field] == (o.env, o.flag)
         assert AXES[o.axis] == o.field and f"{o.axis}={o.example}" in MATRIX_FIX

@@ -16,5 +16,8 @@ harness's (conformance/harness/); what is PIP-188's own lives here:
   namespace-level scenarios (does the release have namespace-level migration?);
 - ``tls_modes``: the TLS configurations the profile runs in (``certify --migration-tls``) and their hazards;
 - ``test_cluster_migration``, ``test_cluster_migration_regions``: the live scenarios (blue and green;
-  with a third region, without automatic resource creation, across a blue restart).
+  with a third region, without automatic resource creation, across a blue restart);
+- ``test_java_cluster_migration``: the cluster-level scenario through the Java client (harness/java_traffic.py);
+- ``clients``: which client drives the scenarios (``certify --migration-client``), and ``conftest``, which
+  deselects the other client's modules (the Java one runs only when asked for).
 """

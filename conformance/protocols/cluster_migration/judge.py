@@ -627,6 +627,8 @@ def geo_migration(out: Outcome, prefix: str):
 
 
 # scenario name (its checks' prefix) -> its judge
+# (cluster-migration-java: the same scenario through the Java client, test_java_cluster_migration.py)
 SCENARIOS = {"namespace-migration": namespace_migration, "cluster-migration": cluster_level,
+             "cluster-migration-java": cluster_level,
              "no-auto-create": no_auto_create, "blue-restart": blue_restart, "stranded": stranded,
              "stranded-restart": stranded, "geo-migration": geo_migration}

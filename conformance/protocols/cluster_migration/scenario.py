@@ -27,7 +27,7 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
         before_s: float = 4.0, after_s: float = 10.0, allowed=(), send_timeout_ms: int = 15000,
         on_start: Hook | None = None, before_trigger: Hook | None = None, after_trigger: Hook | None = None,
         drain_seconds: float = 40.0, blue_states: dict | None = None,
-        until_blue_read: float | None = None) -> Outcome:
+        until_blue_read: float | None = None, traffic_factory: Callable | None = None) -> Outcome:
     """Scenario ``name`` (its checks' prefix, judge.SCENARIOS): run ``loads`` on blue, call ``trigger()``
     (returns a marker label) after ``before_s``,
     keep the traffic going ``after_s`` more, drain, and gather the evidence.
@@ -38,11 +38,14 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
     ``blue_states``: a topic's state on blue taken by a hook, for when blue cannot say it at the
     end (after a restart it answers HTTP 500 for a migrated topic, docs/findings.md F-188-10).
     ``until_blue_read``: after ``after_s``, keep sending (for at most that many seconds more) until
-    every subscription started on blue has read all blue stored, then ``SWITCH_MARGIN_S`` more."""
+    every subscription started on blue has read all blue stored, then ``SWITCH_MARGIN_S`` more.
+    ``traffic_factory(capture, blue, loads, send_timeout_ms=...)``: the clients that carry the loads
+    (default the Python client's ``Traffic``; harness/java_traffic.py's for the Java client's scenarios).
+    One with ``evidence()`` adds what it says (its client's release) to migration.json."""
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     line = timeline.Timeline()
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
-        traffic = Traffic(capture, blue, loads, send_timeout_ms=send_timeout_ms)
+        traffic = (traffic_factory or Traffic)(capture, blue, loads, send_timeout_ms=send_timeout_ms)
         try:
             traffic.start()
             line.say(f"sending on {len(loads)} topic(s) through blue")
@@ -80,7 +83,7 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
     doc = {"trigger_ns": trigger_ns, "topics": {t: o.to_json() for t, o in topics.items()},
            "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
                                 "errors": h.errors[:5], "error_count": len(h.errors)} for h in traffic.handles},
-           "hung_calls": outcome.hung}
+           "hung_calls": outcome.hung, **(traffic.evidence() if hasattr(traffic, "evidence") else {})}
     timeline.save(run_dir, "migration", doc, line.markers, verdict)  # for the report
     save(outcome)
     return outcome
