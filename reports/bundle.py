@@ -90,6 +90,9 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "product": described, "product_missing": product_missing,
         "versions": versions, "deployment": deployment.backend, "seed": request.seed,
+        # what ran per cluster (issue 31): standalone or cluster where the run started it; an external deployment's
+        # clusters are whatever their operator runs
+        "topology": "external" if request.deployment.backend == "external" else request.deployment.topology,
         "configuration": configuration(request),  # the profile's protocols' options (reports/request.py)
         "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],

@@ -36,14 +36,17 @@ from .series import aggregate
 
 # certify options that name the release or the run, not the question asked: a column differs in them (the
 # protocols' options that are a --matrix axis too, run_options())
-RUN_OPTIONS = frozenset({"--out", "--seed", "--pulsar-version", "--client-version", "--vendor", "--product", "--json"})
+RUN_OPTIONS = frozenset({"--out", "--seed", "--pulsar-version", "--client-version", "--vendor", "--product", "--json",
+                         "--topology"})
 _REPEAT_RUN = re.compile(r"run-\d+")
 # verdicts that show no check of the requirement ran: a row of these only is left out unless declared
 _NOTHING_RAN = ("not run", "uncovered", "absent", "skipped")
 # a finding explains a verdict that is not a pass; beside a pass it would read as a failure
 _EXPLAINED = ("fail", "unknown", "differs")
 # a column's release: these versions, then each key of the bundle's configuration (configuration_names())
-COMPONENTS = (("pulsar", "pulsar"), ("client", "client"), ("java", "java client"))
+# (the topology too: a standalone and a cluster of several brokers and bookies of one release are two columns that
+# ask the same question, so a verdict that differs over agreeing runs of one suite commit is the topology's)
+COMPONENTS = (("pulsar", "pulsar"), ("client", "client"), ("java", "java client"), ("topology", "topology"))
 
 
 def run_options() -> frozenset[str]:
@@ -80,6 +83,7 @@ class Column:
         return {"pulsar": pulsar, "client": versions.get("pulsar_client_python"),
                 # the Java client of the release itself is part of the release, as certify defaults it
                 "java": None if java is None else "own" if java == pulsar else java,
+                "topology": topology_of(self.runs[0]),
                 # the run's configuration (the descriptors' configuration options, e.g. PIP-188's TLS mode)
                 **(self.runs[0].summary.get("configuration") or {})}
 
@@ -92,6 +96,15 @@ class Column:
 
     def releases(self) -> set:
         return {json.dumps(Column(self.source, [r]).release, sort_keys=True) for r in self.runs}
+
+
+def topology_of(run: Bundle) -> str:
+    """What ran per cluster: the bundle's ``topology`` (bundles since issue 31), else the --topology of its command
+    (older cluster runs), else a standalone (every run before the cluster topology existed)."""
+    if run.summary.get("topology"):
+        return run.summary["topology"]
+    words = (run.summary.get("command") or "").split()
+    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--topology"), "standalone")
 
 
 def components(columns) -> list[tuple[str, str]]:
@@ -149,6 +162,7 @@ def check_table_fields(summary: dict, where) -> None:
     for name in ("suite", "suite_commit", "pulsar", "pulsar_client_python", "pulsar_client_java"):
         _optional(versions, name, str, "a string or null", where, "versions.")
     _optional(summary, "command", str, "a certify command line or null", where)
+    _optional(summary, "topology", str, "a topology (standalone, cluster) or null", where)
     configuration = _optional(summary, "configuration", dict, "an object or null", where) or {}
     for name in configuration:  # whatever the descriptors declare: each a value (a mode, a release) or null
         if name in dict(COMPONENTS):
@@ -228,8 +242,8 @@ def version_key(text: str | None) -> tuple:
 def _column_key(column: Column, configuration: list) -> tuple:
     release = column.release
     return (version_key(release["pulsar"]), version_key(release["client"]),
-            version_key(None if release["java"] == "own" else release["java"]),
-            *(release.get(key) or default or "" for key, _, default in configuration), str(column.source))
+            version_key(None if release["java"] == "own" else release["java"]), release["topology"] != "standalone",
+            release["topology"], *(release.get(key) or default or "" for key, _, default in configuration), str(column.source))
 
 
 def _label(column: Column, varying: list[str], configuration: list) -> str:
@@ -240,6 +254,8 @@ def _label(column: Column, varying: list[str], configuration: list) -> str:
     if "java" in varying:
         java = release["java"]
         parts.append(f"java client {release['pulsar'] if java == 'own' else java or '-'}")
+    if "topology" in varying:
+        parts.append(f"topology {release['topology']}")
     parts += [f"{name} {release.get(key) or default or '-'}" for key, name, default in configuration if key in varying]
     return " / ".join(parts)
 
@@ -407,7 +423,8 @@ def cell_markdown(cell: dict) -> str:
 LEGEND = ("A cell is the requirement's verdict over the column's runs (the worst, as certify --repeat counts it) "
           "and how many runs gave each verdict (k/n). Where two columns' verdicts differ, a cell says "
           "**release difference** only when both were run by the same suite commit with the same options, differ "
-          "in one release component and every one of their runs (more than one) gave the verdict; otherwise it "
+          "in one release component (Pulsar, a client, a configuration, or the topology: a standalone or a cluster of "
+          "several brokers and bookies) and every one of their runs (more than one) gave the verdict; otherwise it "
           "names what stands in the way. Findings (docs/findings.md) are linked beside verdicts that are not a pass.")
 
 

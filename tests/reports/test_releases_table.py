@@ -275,3 +275,29 @@ def test_real_matrix_and_repeat_bundles(tmp_path):
     # one run each and no suite commit recorded: none of the differences is called a release difference
     assert cm["release_differences"] == [] and "PIP188-R06" in cm["other_differences"]
     assert cf["columns"][0]["runs"] == 5 and _cells(doc, "PIP121-R01", "client-failover")[0]["text"] == "pass 5/5"
+
+
+def test_a_standalone_and_a_cluster_topology_of_one_release_are_two_columns_of_one_question(tmp_path):
+    """The topology is a component of a column (issue 31): a verdict that differs between a standalone and a
+    cluster of one release, over agreeing runs of one suite commit, is marked against the standalone."""
+    def topology(summary: dict, shape: str | None, how: str) -> dict:
+        if how == "field":
+            summary["topology"] = shape
+        elif shape:  # a bundle made before summary.json said it: the command does
+            summary["command"] += f" --topology {shape}"
+        return summary
+
+    for how in ("field", "command"):
+        alone = _series(tmp_path / how / "alone", [topology(_summary("4.2.4", {"PIP188-R06": "pass"}, seed=s), None, how)
+                                                   for s in (1, 2)])
+        cluster = _series(tmp_path / how / "cluster", [topology(_summary("4.2.4", {"PIP188-R06": "fail"}, seed=s), "cluster", how)
+                                                       for s in (1, 2)])
+        rc, doc = _releases(cluster, alone, out=tmp_path / how / "table")
+        assert rc == 0, doc
+        group = doc["profiles"][0]
+        assert [c["label"] for c in group["columns"]] == ["pulsar 4.2.4 / topology standalone", "pulsar 4.2.4 / topology cluster"]
+        r06 = _cells(doc, "PIP188-R06")
+        assert r06[1]["release_difference"] and r06[1]["against"] == ["pulsar 4.2.4 / topology standalone"], r06
+    # tables of standalone runs only are as they were: no topology in the labels
+    rc, doc = _releases(alone, out=tmp_path / "alone-only")
+    assert [c["label"] for c in doc["profiles"][0]["columns"]] == ["pulsar 4.2.4"]
