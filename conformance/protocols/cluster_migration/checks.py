@@ -8,8 +8,8 @@ from . import tls_modes
 CHECKS = Checks(
     area="cluster-migration",
     where="conformance/protocols/cluster_migration/checks.py",
-    # cluster-migration-java: the cluster-level scenario through the Java client (clients.py)
-    scenarios=("cluster-migration", "cluster-migration-java", "namespace-migration", "namespace-fresh", "no-auto-create", "blue-restart", "stranded",
+    # *-java: the namespace- and cluster-level scenarios through the Java client (clients.py)
+    scenarios=("cluster-migration", "cluster-migration-java", "namespace-migration", "namespace-migration-java", "namespace-fresh", "no-auto-create", "blue-restart", "stranded",
                "stranded-restart", "geo-migration"),
     hazards=tls_modes.hazards,  # --migration-tls on-no-tls-url: TLS clients stranded by the operator
     checks=(

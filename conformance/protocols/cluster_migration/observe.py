@@ -5,6 +5,8 @@ stats: outcome.place_sends attributes each send to the cluster that stored it fr
 """
 from __future__ import annotations
 
+import re
+
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 
 from . import tls_modes
@@ -81,3 +83,25 @@ def blue_log(deployment) -> str | None:
     cannot read its log."""
     log = deployment.broker_log("blue")
     return log_marks(log) if log else None
+
+
+# green refusing a consumer because it holds the subscription with the other durability: a reader's
+# non-durable subscription that blue's automatic resource creation copied to green as a durable one
+# (PersistentTopic#initMigration creates every subscription of the topic; docs/cluster-migration.md)
+DURABILITY_REFUSAL = "Durable subscription with the same name already exists"
+_REFUSED = re.compile(r"\]\[(persistent://[^\]]+)\]\[([^\]]+)\] Failed to create consumer: .*" + DURABILITY_REFUSAL)
+
+
+def green_refusals(deployment) -> dict[str, dict] | None:
+    """Per ``"<topic> <subscription>"``, how often green's log refused a consumer for the durability of the
+    subscription it holds, and the first such line; None where the deployment cannot read green's log."""
+    log = deployment.broker_log("green")
+    if not log:
+        return None
+    found: dict[str, dict] = {}
+    for line in log.splitlines():
+        m = _REFUSED.search(line)
+        if m:
+            entry = found.setdefault(f"{m.group(1)} {m.group(2)}", {"count": 0, "first": line[:400]})
+            entry["count"] += 1
+    return found

@@ -147,3 +147,20 @@ def test_the_java_module_is_the_one_the_option_names():
     # test_tls.py and test_client_teeth.py select "-k test_cluster_migration_with_live_traffic": no Java test matches
     tests = re.findall(r"^def (test_\w+)", (PACKAGE / "test_java_cluster_migration.py").read_text(), re.M)
     assert tests and not [t for t in tests if "test_cluster_migration_with_live_traffic" in t]
+
+
+# ----- a reader green refuses (observe.green_refusals, judge.stranded_readers)
+
+GREEN_REFUSAL = ("2026-11-28T01:23:37,556 [pulsar-io-18-2] WARN  org.apache.pulsar.broker.service.ServerCnx - "
+                 "[/127.0.0.1:54206][persistent://mig/live-java/exclusive][reader] Failed to create consumer: "
+                 "consumerId=0, Durable subscription with the same name already exists.")
+
+
+def test_greens_refusals_are_counted_per_topic_and_subscription():
+    from pulsar_conformance.conformance.protocols.cluster_migration import observe
+
+    log = "\n".join([GREEN_REFUSAL, "INFO unrelated", GREEN_REFUSAL.replace("01:23:37", "01:23:38")])
+    found = observe.green_refusals(SimpleNamespace(broker_log=lambda cluster: log if cluster == "green" else ""))
+    assert found == {f"{TOPIC} reader":
+                     {"count": 2, "first": GREEN_REFUSAL}}
+    assert observe.green_refusals(SimpleNamespace(broker_log=lambda cluster: None)) is None
