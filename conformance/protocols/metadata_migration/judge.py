@@ -111,7 +111,8 @@ def phases(doc: dict) -> tuple[bool | None, str]:
             # stopped, and the status itself is PIP454-R09's
             return None, (f"{said}; not judged: the status never left {seen[-1]}, while the broker logged the "
                           f"migration {logged} (log line {doc['log_marks'][logged.lower()]}); see the rest check")
-        return False, f"{said}; no end phase within {doc['plan']['timeout_s']:.0f} s"
+        watched = (doc.get("fault") or {}).get("watched_s", doc["plan"]["timeout_s"])
+        return False, f"{said}; no end phase within {watched:.0f} s of the start call"
     return True, said
 
 
@@ -156,11 +157,11 @@ def ephemerals(doc: dict) -> tuple[bool | None, str]:
     before = marks.get("ephemerals") is not None and marks["ephemerals"] < marks["copy"]
     said = (f"broker log: ephemerals recreated at line {marks.get('ephemerals')}, copy started at line {marks['copy']}; "
             f"ephemeral records in Oxia after the migration: broker {broker or 'none'}, bookie {bookie or 'none'}")
-    # a cluster topology says how many brokers and bookies ran at the end: every one must be live in the
-    # target ("all brokers/bookies recreate ephemeral nodes"); a standalone runs one of each
-    want = doc.get("participants_running") or {"broker": 1, "bookie": 1}
-    if doc.get("participants_running"):
-        said += f"; running at the end: {want['broker']} broker(s), {want['bookie']} bookie(s)"
+    # a cluster topology says how many brokers and bookies were registered in the source at the end: every
+    # one must be live in the target ("all brokers/bookies recreate ephemeral nodes"); a standalone has one of each
+    want = doc.get("participants_registered") or {"broker": 1, "bookie": 1}
+    if doc.get("participants_registered"):
+        said += f"; registered in the source at the end: {want['broker']} broker(s), {want['bookie']} bookie(s)"
     if doc["phases"] and doc["phases"][-1]["phase"] != "COMPLETED":
         return (False if not before else None), said
     if doc.get("comparison") is None:  # Oxia never read after COMPLETED: no record is not a missing one
@@ -168,11 +169,17 @@ def ephemerals(doc: dict) -> tuple[bool | None, str]:
     return before and len(broker) >= want["broker"] and len(bookie) >= want["bookie"], said
 
 
+# what became of the participant the participant fault killed and started again (F-454-13)
+RESTARTED = {True: "registered as a bookie again", False: "did NOT register as a bookie again",
+             None: "may or may not have registered as a bookie again (ZooKeeper unreadable)"}
+
+
 def participants(doc: dict) -> tuple[bool | None, str]:
     """PIP454-R04: the coordinator waits for every registered participant (the first run, and a retry)."""
     marks = doc.get("log_marks") or {}
     before = doc.get("participants_before")
-    said = f"{before} participant(s) registered in ZooKeeper before the start"
+    # one a DualMetadataStore: a broker registers its own store and its BookKeeper clients' (4.2.4)
+    said = f"{before} participant store(s) registered in ZooKeeper before the start"
     if marks.get("copy") is None:
         return None, said + "; no copy started"
     waited = marks.get("participants_ready") is not None and marks["participants_ready"] < marks["copy"]
@@ -181,6 +188,10 @@ def participants(doc: dict) -> tuple[bool | None, str]:
     if "phases_while_held" in held:  # a participant paused from before the start, its session alive
         said += (f"; while {held['participant']} was paused {held['held_s']:.0f} s: phases "
                  f"{', '.join(held['phases_while_held'])}, {held['participants_at_hold_end']} participant node(s) left")
+        if "registered_after_restart" in held:
+            said += "; killed and started again, it " + RESTARTED[held["registered_after_restart"]]
+            if held.get("participant_restart_error"):
+                said += f" ({held['participant_restart_error']})"
         copied_early = set(held["phases_while_held"]) & {"COPYING", "COMPLETED"}
         if copied_early and held["participants_at_hold_end"]:
             return False, said + " (the coordinator went on while a registered participant had not acknowledged)"

@@ -48,9 +48,10 @@ class Outcome:
     judged: tuple[str, ...] = ()  # the checks the scenario asks for (judge.judge)
     other_source: dict | None = None  # other-target: a source other than ZooKeeper asked to migrate
     unreachable_target: dict | None = None  # other-target: what an Oxia target nobody listens on was answered
-    # the brokers and bookies running when the migration ended ({"broker": n, "bookie": m}): a cluster
-    # topology's, each of which must be live in the target; None on a standalone (one of each)
-    participants_running: dict | None = None
+    # the brokers and bookies registered in the source store when the migration ended ({"broker": n,
+    # "bookie": m}, their ephemeral nodes: those that serve, not every JVM that runs): a cluster topology's,
+    # each of which must be live in the target; None on a standalone (one of each)
+    participants_registered: dict | None = None
 
     def to_json(self) -> dict:
         doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}

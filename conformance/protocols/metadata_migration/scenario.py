@@ -15,9 +15,10 @@ over REST. Then, by ``fault``:
   - coordinator: the broker (coordinator and participant) is killed as soon as PREPARATION shows,
     then started again; the phase and writes are watched after;
   - participant (a cluster topology only): a bookie, a participant that is not the coordinator, is paused
-    before the start, so PREPARATION must wait for it; after ``HOLD_S`` (its metadata session still
-    alive) it is killed and started again at once, as a supervisor would; the run then goes on as with
-    none, every broker and bookie running at the end expected live in the target.
+    just before the start call, so PREPARATION must wait for it; after ``HOLD_S`` (its metadata session
+    still alive) it is killed and started again at once, as a supervisor would (whether it registered as a
+    bookie again is recorded); the run then goes on as with none, every broker and bookie registered in
+    the source at the end expected live in the target.
 """
 from __future__ import annotations
 
@@ -108,13 +109,18 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
             if plan.fault == "participant":
                 deployment.pause(cluster_name, component=_participant(deployment, cluster_name))
                 line.mark(f"{_participant(deployment, cluster_name)} (a participant) paused")
+            start_call = time.monotonic()
             started = observe.start(admin, plan.target or oxia_url)
             line.mark(f"migration start -> {started.status}")
             fault = {}
             if started.ok:
                 fault = _fault(deployment, cluster_name, plan, phases, line)
-                if not fault.get("restart_error"):
+                # a broker that did not start again: on a standalone nobody is left to end the migration, on a
+                # cluster topology the other brokers are, so the run watches as long as it would have
+                if not fault.get("restart_error") or hasattr(deployment, "components"):
                     observe.wait_for_end(phases, flag, plan.timeout_s)
+                if fault:
+                    fault["watched_s"] = round(time.monotonic() - start_call, 1)
                 line.mark(f"status {phases.current()} ({' -> '.join(p['phase'] for p in phases.seen)}); "
                           f"ZooKeeper's flag {flag.current()} ({' -> '.join(p['phase'] for p in flag.seen)})")
             time.sleep(3.0)  # writes after the end: accepted again?
@@ -131,7 +137,8 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
                   [w.to_json() for w in prober.writes], before, zookeeper_flag=flag.to_json(), fault=fault,
                   judged=tuple(judged))
     out.log_marks = _log_marks("\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:]))
-    out.participants_running = _participants_running(deployment, cluster_name)
+    if plan.fault == "participant":  # did the restarted bookie become a bookie again (F-454-13)?
+        out.fault["registered_after_restart"] = _registered_bookie(deployment, cluster_name, out.fault["participant"])
     out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
     if "COMPLETED" in (phases.current(), flag.current()):  # the flag says so where the status does not (F-454-10)
         _after_cutover(deployment, cluster_name, out, prober, line)
@@ -153,12 +160,24 @@ def _participant(deployment, cluster_name: str) -> str:
     return [c.name for c in deployment.components(cluster_name, "bookie")][-1]
 
 
-def _participants_running(deployment, cluster_name: str) -> dict | None:
-    """Brokers and bookies of a cluster topology running now; None on a standalone (one process)."""
-    if not hasattr(deployment, "components"):
+def _registered_bookie(deployment, cluster_name: str, name: str) -> bool | None:
+    """Whether bookie ``name`` is registered (``/ledgers/available/<host:port>``) in the source store: a
+    JVM that runs is not a bookie that serves (4.2.4's bookie whose registration is refused stays alive)."""
+    port = deployment.record["clusters"][cluster_name]["components"][name]["bookie"]
+    try:
+        with stores.zookeeper_client(deployment.service_port("zookeeper"), 10) as zk:
+            return zk.exists(f"/ledgers/available/127.0.0.1:{port}") is not None
+    except Exception:  # noqa: BLE001 - not known, said as None
         return None
-    return {kind: sum(1 for c in deployment.components(cluster_name, kind) if c.process() is not None)
-            for kind in ("broker", "bookie")}
+
+
+def registered_participants(source: dict) -> dict[str, int]:
+    """The brokers and bookies registered in the source store (their ephemeral nodes), by kind: those that
+    serve when the migration ends, each of which must be live in the target (R03)."""
+    def count(prefix: str) -> int:
+        return sum(1 for path, node in source.items() if node.ephemeral and path.startswith(prefix)
+                   and path.count("/") == prefix.count("/") and not path.endswith("/readonly"))
+    return {"broker": count("/loadbalance/brokers/"), "bookie": count("/ledgers/available/")}
 
 
 def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.Timeline) -> dict:
@@ -176,8 +195,9 @@ def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.
     fault = {"injected_in": phases.current(), "participant": name, "held_s": HOLD_S,
              "phases_while_held": while_held, "participants_at_hold_end": registered}
     try:
-        deployment.start(cluster_name, component=name, ready_timeout=120)
-        line.mark(f"{name} started again")
+        # not healthy: every broker's health check writes metadata, which PREPARATION refuses
+        deployment.start(cluster_name, component=name, ready_timeout=120, healthy=False)
+        line.mark(f"{name} started again (listening)")
     except (RuntimeError, TimeoutError) as error:  # evidence: the run goes on without it
         fault["participant_restart_error"] = f"{type(error).__name__}: {str(error).splitlines()[0]}"
         line.mark(f"{name} did not start again")
@@ -217,6 +237,8 @@ def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, li
 def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.Prober, line) -> None:
     oxia_port = deployment.service_port("oxia")
     source = stores.zookeeper(deployment.service_port("zookeeper"))
+    if hasattr(deployment, "components"):  # a cluster topology: how many brokers and bookies serve (R03)
+        out.participants_registered = registered_participants(source)
     target = stores.oxia(deployment.oxia_dump_tool(), oxia_port)
     out.metadata_nodes = sum(1 for n in source.values() if not n.ephemeral)
     out.metadata_bytes = sum(n.size for n in source.values() if not n.ephemeral)

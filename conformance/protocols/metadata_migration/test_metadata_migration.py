@@ -106,13 +106,15 @@ def test_coordinator_killed_during_preparation(migrating, certify_run, request):
     rec.finish()
 
 
-PARTICIPANT_CHECKS = ("phases", "participants-waited", "ephemerals-recreated", "after-cutover")
+# not after-cutover: with the killed bookie out (it cannot register again during the migration, F-454-13) an
+# ensemble of every bookie creates no ledger in either store, whatever the cutover did; `migrate` judges it
+PARTICIPANT_CHECKS = ("phases", "participants-waited", "ephemerals-recreated")
 
 
 def test_participant_killed_during_preparation(certify_run, request):
     """A bookie, a participant that is not the coordinator, paused from before the start (PREPARATION must
     wait for it), then killed and started again as a supervisor would: the coordinator waited for it, and
-    once COMPLETED every broker and bookie running is live in the target. Only a cluster topology has a
+    once COMPLETED every broker and bookie registered in the source is live in the target. Only a cluster topology has a
     participant apart from the coordinator: on a standalone the one process is both (the coordinator-killed
     scenario), so the checks are not applicable there and no deployment is started."""
     shape = topology.from_environment()

@@ -357,13 +357,14 @@ def _judged_doc(doc):
 
 
 def test_on_a_cluster_topology_every_running_broker_and_bookie_must_be_in_the_target():
-    """R03 on a topology: one of two bookies missing from Oxia fails, where a standalone's one would pass."""
+    """R03 on a topology: one of two bookies registered in the source missing from Oxia fails, where a
+    standalone's one would pass."""
     def topology(d):
-        d["participants_running"] = {"broker": 1, "bookie": 2}
+        d["participants_registered"] = {"broker": 1, "bookie": 2}
         d["oxia_ephemerals"] = ["/loadbalance/brokers/127.0.0.1:8080", "/ledgers/available/bk-0",
                                 "/ledgers/available/readonly"]  # the readonly folder is no bookie
     said = _both(judge.ephemerals, topology)
-    assert "running at the end: 1 broker(s), 2 bookie(s)" in said
+    assert "registered in the source at the end: 1 broker(s), 2 bookie(s)" in said
     doc = conforming()
     topology(doc)
     doc["oxia_ephemerals"].append("/ledgers/available/bk-1")
@@ -384,3 +385,27 @@ def test_a_coordinator_that_copies_while_a_paused_participant_is_registered_fail
     assert ok is True and "bookie-2 was paused 6 s: phases PREPARATION, 1 participant node(s) left" in said
     doc["fault"] = _held(["NOT_STARTED"])  # the start had not shown PREPARATION yet: the wait is not shown
     assert judge.participants(doc)[0] is None
+
+
+def test_the_registered_participants_are_the_source_stores_broker_and_bookie_registrations():
+    from pulsar_conformance.conformance.protocols.metadata_migration.scenario import registered_participants
+
+    def node(ephemeral: bool) -> stores.Node:
+        return stores.Node("d", 0, 0, ephemeral, 1)
+
+    source = {"/loadbalance/brokers/127.0.0.1:1": node(True), "/loadbalance/brokers/127.0.0.1:2": node(True),
+              "/ledgers/available/127.0.0.1:3": node(True), "/ledgers/available/readonly": node(False),
+              "/ledgers/available/readonly/127.0.0.1:4": node(True),  # a read-only bookie: not one that writes
+              "/loadbalance/brokers": node(False), "/admin/policies/t": node(False)}
+    assert registered_participants(source) == {"broker": 2, "bookie": 1}
+
+
+def test_the_restarted_participants_fate_and_the_watched_window_are_said():
+    doc = conforming()
+    doc["fault"] = _held(["PREPARATION"]) | {"registered_after_restart": False}
+    assert "did NOT register as a bookie again" in judge.participants(doc)[1]
+    doc["phases"] = doc["phases"][:2]  # PREPARATION and nothing after, nor any end in the log
+    doc["log_marks"] = {"ephemerals": 10}
+    doc["fault"] = {"injected_in": "PREPARATION", "restart_error": "RuntimeError: x", "watched_s": 12.3}
+    ok, said = judge.phases(doc)
+    assert ok is False and "no end phase within 12 s of the start call" in said, said
