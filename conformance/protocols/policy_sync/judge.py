@@ -160,8 +160,25 @@ def one_consumer(stats: dict[str, dict]) -> tuple[bool | None, str]:
     return True, "; ".join(seen) + " (the Failover type is what lets one broker's synchronizer consume)"
 
 
+# steps that change the policy: one refused means the scenario did not do what its checks judge
+CHANGES = ("write", "writes", "delete", "delete-and-write")
+
+
+def refused_change(out: Outcome) -> str | None:
+    """What a refused write or delete of the scenario was answered, or None when every one was done."""
+    for step, result in zip(out.steps, out.results, strict=False):
+        if step.op in CHANGES and not result.get("ok", True):
+            return f"the step '{result['step']}' was refused ({result.get('error') or '; '.join(result.get('errors') or [])})"[:400]
+    return None
+
+
 def judge(out: Outcome) -> list[Row]:
     prefix = f"policy-sync/{out.name}"
+    refused = refused_change(out)
+    if refused and not any(step.op == "break-sync-topic" for step in out.steps):  # there a refusal is the point
+        # e.g. a delete the brokers refuse: what the clusters then hold says nothing of the rule judged
+        return [row(f"{prefix}/{check}", None, f"{refused}: the scenario did not make the change it judges",
+                    final=out.final) for check in out.judged]
     rows = [from_judge(f"{prefix}/{check}", JUDGES[check], out, details={"final": out.final}) for check in out.judged]
     if out.counterexample is not None:
         rows.append(replayed(out))

@@ -27,9 +27,10 @@ class Policy(outcome.Policy):
     def rest(self) -> str:
         return Admin.namespace_path(self.name)
 
-    def create(self, admin, clusters: list[str]) -> None:
+    def create(self, admin, clusters: list[str], replication: list[str] | None = None) -> None:
+        """The tenant allowed on ``clusters``, the namespace replicated to ``replication`` (default the same)."""
         admin.put_tenant(self.tenant, clusters)
-        admin.request("PUT", self.rest, json={"replication_clusters": list(clusters)}, ok=(200, 204, 409))
+        admin.request("PUT", self.rest, json={"replication_clusters": list(replication or clusters)}, ok=(200, 204, 409))
 
     def read(self, admin) -> int | None:
         """The cluster's value; None when the cluster did not answer."""
@@ -44,8 +45,11 @@ class Policy(outcome.Policy):
                       json={"retentionTimeInMinutes": int(value), "retentionSizeInMB": 10})
 
     def delete(self, admin) -> None:
-        """Delete the namespace: its policies node goes, which the spec calls a delete."""
-        admin.request("DELETE", self.rest, params={"force": "true"}, ok=(200, 204, 404))
+        """Delete the namespace: its policies node goes, which the spec calls a delete. Without force: brokers
+        refuse a forced delete (405) unless an operator set forceDeleteNamespaceAllowed, and Pulsar deletes a
+        namespace only while it has one replication cluster (412 otherwise), so a scenario that deletes creates
+        its namespace replicated to the deleting cluster alone (scenario.run's ``replicated_to_first``)."""
+        admin.request("DELETE", self.rest, ok=(200, 204, 404))
 
 
 def value_of(policies_json: bytes | None) -> int:

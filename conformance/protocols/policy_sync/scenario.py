@@ -152,17 +152,21 @@ class Runner:
 
 def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[Step], *,
         quiet: float = 2.0, timeout: float = 45.0, setup: list[Step] | None = None,
-        judged: tuple[str, ...] = (), counterexample: dict | None = None) -> Outcome:
+        judged: tuple[str, ...] = (), counterexample: dict | None = None,
+        replicated_to_first: bool = False) -> Outcome:
     """Run ``steps`` on a fresh namespace created at ``clusters[0]``; ``setup`` steps run once it is
     on every cluster, before ``steps`` (e.g. links held and clocks frozen from the start).
     ``judged``: the checks to judge the outcome by (judge.JUDGES); ``counterexample``: the spec trace
-    the steps replay (trace.py), kept in the outcome for the judge."""
+    the steps replay (trace.py), kept in the outcome for the judge. ``replicated_to_first``: the namespace's
+    replication clusters are ``clusters[0]`` alone (its policies still reach every cluster through the sync),
+    so that it can be deleted there (observe.Policy.delete)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     line = timeline.Timeline(name)
     runner = Runner(deployment, clusters, line)
     policy = observe.Policy(f"ps-{uuid.uuid4().hex[:6]}", "pol")
     results: list[dict] = []
-    policy.create(deployment.admin(clusters[0]), [deployment.clusters[c].name for c in clusters])
+    names = [deployment.clusters[c].name for c in clusters]
+    policy.create(deployment.admin(clusters[0]), names, names[:1] if replicated_to_first else None)
     for cluster in clusters:  # the namespace itself reaches every cluster through the sync
         admin = deployment.admin(cluster)
         wait_until(lambda a=admin: _exists(a, policy), timeout=30, interval=0.1,

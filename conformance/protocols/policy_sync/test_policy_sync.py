@@ -172,7 +172,7 @@ def test_delete_racing_an_update(clusters, certify_run, request):
     _judged(clusters, certify_run, request, "delete-race",
             [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
              Step("delete-and-write", cluster=A, to=B, value=2)],
-            judged=("converged", "newest-wins"))
+            judged=("converged", "newest-wins"), replicated_to_first=True)
 
 
 def test_replay_of_the_spec_counterexample(clusters, certify_run, request):

@@ -102,3 +102,20 @@ def test_one_active_consumer_per_cluster_of_several_brokers():
     ok, said = judge.one_consumer({"alpha": {"type": "Failover", "consumers": two, "activeConsumerName": None}})
     assert ok is False and "none of them active" in said
     assert judge.one_consumer({"alpha": {"type": "Shared", "consumers": two, "activeConsumerName": "broker-2"}})[0] is False
+
+
+def test_a_refused_change_leaves_the_scenario_unknown_not_passed():
+    """The delete-race scenario passed for months with its delete refused (HTTP 405 to a forced delete): what
+    the clusters then held said nothing of a delete racing an update. A refused write or delete now leaves the
+    judged checks unknown; a scenario whose point is a refused write (break-sync-topic) is judged as before."""
+    steps = [Step("write", cluster="alpha", value=1), Step("delete-and-write", cluster="alpha", to="bravo", value=2)]
+    results = [{"step": "write 1 at alpha", "ok": True},
+               {"step": "delete at alpha and write 2 at bravo, at once", "ok": False,
+                "errors": ["alpha: DELETE .../namespaces/t/ns -> 405: Method Not Allowed"]}]
+    out = _outcome(ALL_2, TWO_WRITES, steps, results)
+    out.judged = ("converged", "newest-wins")
+    rows = judge.judge(out)
+    assert [r.ok for r in rows] == [None, None], rows
+    assert "was refused (alpha: DELETE .../namespaces/t/ns -> 405" in rows[0].evidence
+    results[1]["ok"] = True  # the same outcome with the delete done is judged
+    assert [r.ok for r in judge.judge(out)] == [True, True]
