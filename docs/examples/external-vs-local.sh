@@ -27,6 +27,7 @@ fi
 profile=$1
 out=$2
 shift 2
+local_args=("$@")  # the certify options as given (the external run may narrow its --select)
 here=$(cd "$(dirname "$0")" && pwd)
 case "$profile" in
     geo-replication|tenant-migration) file="$here/external-local.yaml" ;;
@@ -57,6 +58,7 @@ trap 'exit 130' INT TERM
 ports=(--port us-east.broker=16650 --port us-east.web=18080 --port us-west.broker=16651 --port us-west.web=18081)
 third=(--port eu-central.broker=16652 --port eu-central.web=18082)
 external_options=()
+not_here=""  # a pytest -k expression of the scenarios the example's clusters cannot be configured for
 case "$profile" in
     geo-replication|tenant-migration)
         pulsar-conformance up --name external-local --clusters us-east,us-west "${ports[@]}" > "$out/up.json" ;;
@@ -70,7 +72,13 @@ case "$profile" in
             --broker-config blue:clusterMigrationCheckDurationSeconds=1 \
             --broker-config blue:clusterMigrationAutoResourceCreation=true > "$out/up.json"
         # the cluster-level migrations run too, as they do locally: these clusters are thrown away at the end
-        external_options=(--allow-irreversible) ;;
+        external_options=(--allow-irreversible)
+        # the no-auto-create scenario's local blue starts with automatic resource creation off; this blue
+        # has it on (as the other module's scenarios start it; one blue cannot have both, and the setting
+        # is not dynamic): judged here, the spec's no-auto-create prediction would fail on a blue that
+        # creates the subscriptions, a FAIL that is not Pulsar's. So it is left out here, and R09 is "not
+        # judged" externally instead (docs/deployments.md, "External against local")
+        not_here="not test_without_auto_resource_creation" ;;
     client-failover)
         # each cluster trusts its own token secret, as the local PIP121-R06 clusters do (on clusters
         # without authentication any client would pass R06). `up` has no option for it: the same
@@ -95,8 +103,23 @@ PYTHON
         done ;;
 esac
 pulsar-conformance plan --deployment "$file" --profile "$profile" "${external_options[@]}" > "$out/plan.txt" || true
+# the certify options for the external run: the caller's, with not_here ANDed into their --select
+external_args=("$@")
+if [ -n "$not_here" ]; then
+    external_args=()
+    selected=0
+    while [ "$#" -gt 0 ]; do
+        case "$1" in
+            --select) external_args+=(--select "(${2:-}) and ($not_here)"); selected=1; shift; [ "$#" -gt 0 ] && shift ;;
+            --select=*) external_args+=(--select "(${1#--select=}) and ($not_here)"); selected=1; shift ;;
+            *) external_args+=("$1"); shift ;;
+        esac
+    done
+    [ "$selected" = 1 ] || external_args+=(--select "$not_here")
+fi
+set -- "${local_args[@]}"
 set +e
-pulsar-conformance certify --deployment "$file" --profile "$profile" --out "$out/external" "${external_options[@]}" "$@"
+pulsar-conformance certify --deployment "$file" --profile "$profile" --out "$out/external" "${external_options[@]}" "${external_args[@]}"
 echo "external: exit $?" | tee "$out/exits.txt"
 set -e
 cleanup
