@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The same profile certified twice on this machine (issue 32): once on the local backend, once on
-# clusters the suite starts under other names than the roles and describes as an external deployment,
-# whose fault commands call the suite's own `fault` CLI:
+# clusters the suite starts and describes as an external deployment (under other names than the roles,
+# but for cluster-migration's), whose fault commands call the suite's own `fault` CLI:
 #   geo-replication, tenant-migration  two clusters (docs/examples/external-local.yaml)
 #   cluster-migration                  three named after the roles, blue with the scenarios' broker
 #                                      settings, certified with --allow-irreversible
@@ -17,6 +17,7 @@
 # Runs from the checkout with pulsar-conformance on PATH (the venv active, or .tox/certify/bin first
 # in PATH). The external deployment is stopped on success, failure and Ctrl-C. Not run in CI (each profile
 # takes two certifications); docs/deployments.md gives the figures of the runs made here.
+# bash reads this file as it runs: replace it (write a copy, then mv) rather than edit it during a run.
 set -euo pipefail
 
 if [ "$#" -lt 2 ]; then
@@ -56,7 +57,6 @@ trap 'exit 130' INT TERM
 
 # the ports and broker settings the example files name
 ports=(--port us-east.broker=16650 --port us-east.web=18080 --port us-west.broker=16651 --port us-west.web=18081)
-third=(--port eu-central.broker=16652 --port eu-central.web=18082)
 external_options=()
 not_here=""  # a pytest -k expression of the scenarios the example's clusters cannot be configured for
 case "$profile" in
