@@ -164,3 +164,39 @@ def test_greens_refusals_are_counted_per_topic_and_subscription():
     assert found == {f"{TOPIC} reader":
                      {"count": 2, "first": GREEN_REFUSAL}}
     assert observe.green_refusals(SimpleNamespace(broker_log=lambda cluster: None)) is None
+
+
+class _FakeJvm:
+    """A JVM that has already ended (exit ``code``) and whose stdin is closed."""
+
+    def __init__(self, code):
+        self.returncode, self.killed = code, False
+        self.stdin = SimpleNamespace(write=self._gone, flush=lambda: None)
+
+    def _gone(self, text):
+        raise BrokenPipeError(text)
+
+    def poll(self):
+        return self.returncode
+
+    def wait(self, timeout=None):
+        return self.returncode
+
+    def kill(self):
+        self.killed = True
+
+
+def test_a_gone_jvm_refuses_new_handles_and_its_events_are_copied_once(tmp_path):
+    (tmp_path / "java-traffic-events.jsonl").write_text(_event("send_ok", "p-x", "p-x/1", "7:0:-1:-1") + "\n")
+    with Capture(tmp_path / "run") as capture:
+        traffic = java_traffic.JavaTraffic(capture, SimpleNamespace(name="blue"), [], run_dir=tmp_path, version="4.2.4")
+        traffic._new(TOPIC, "p-x", None, rate=1.0)
+        traffic.proc = _FakeJvm(3)
+        late = traffic.add_producer(TOPIC, "p-new", rate=20.0)
+        assert late.attach_error.startswith("the Java harness is gone") and late.created_ns
+        assert "creating p-new through blue failed" in traffic.refusal("p-new")
+        traffic.stop(drain_seconds=0.1)
+        traffic.close()  # the scenario's finally closes again: nothing is copied twice
+        assert "Java traffic harness exited 3" in traffic.errors
+        assert traffic.evidence()["java"]["exit_code"] == 3
+    assert [r["kind"] for r in evidence.rows(evidence.read_capture(tmp_path / "run"))] == ["send_ok"]
