@@ -95,11 +95,13 @@ def versions(out: Path) -> dict:
 
 def _java_client(out: Path) -> str | None:
     """The pulsar-client-original release the Java scenarios ran, as their captures recorded it (the
-    failover client's ``java.version``; tenant migration's consumer moved to B, ``java_on_b``)."""
-    for path in sorted((out / "captures").glob("*/failover.json")):
-        found = (json.loads(path.read_text()).get("java") or {}).get("version")
-        if found:
-            return found
+    failover client's and PIP-188's Java traffic's ``java.version``; tenant migration's consumer moved to B,
+    ``java_on_b``)."""
+    for pattern in ("*/failover.json", "*/migration.json"):
+        for path in sorted((out / "captures").glob(pattern)):
+            found = (json.loads(path.read_text()).get("java") or {}).get("version")
+            if found:
+                return found
     for path in sorted((out / "captures").glob("*/tenant-migration.json")):
         found = (json.loads(path.read_text()).get("java_on_b") or {}).get("java_client")
         if found:

@@ -65,3 +65,16 @@ def test_the_java_client_release_is_read_from_whichever_scenario_ran_it(tmp_path
     (tmp_path / "captures" / "holes-shared").mkdir()
     (tmp_path / "captures" / "holes-shared" / "tenant-migration.json").write_text(json.dumps({"java_on_b": None}))
     assert identity.versions(tmp_path)["pulsar_client_java"] == "3.3.2"
+
+
+def test_the_java_client_release_of_pip188s_java_traffic_is_read_too(tmp_path):
+    """A Java-only PIP-188 run (--migration-client java) records its client in migration.json's ``java``;
+    the Python scenarios' migration.json has none."""
+    import json
+
+    from pulsar_conformance.reports import identity
+
+    for name, doc in (("cluster-migration", {"trigger_ns": 1}), ("cluster-migration-java", {"java": {"version": "3.3.2"}})):
+        (tmp_path / "captures" / name).mkdir(parents=True)
+        (tmp_path / "captures" / name / "migration.json").write_text(json.dumps(doc))
+    assert identity.versions(tmp_path)["pulsar_client_java"] == "3.3.2"
