@@ -61,8 +61,10 @@ class JavaTraffic:
     """The Java client's producers and consumers of ``loads``, all on ``cluster``, in one JVM."""
 
     def __init__(self, capture, cluster, loads: list[TopicLoad], *, run_dir: Path, version: str,
-                 send_timeout_ms: int = 15000, max_seconds: int = 600):
+                 send_timeout_ms: int = 15000, max_seconds: int = 600, roles: dict[str, str] | None = None):
         self.capture, self.cluster, self.loads = capture, cluster, loads
+        # the capture's cluster column: the role where the scenario names one (traffic.Traffic's ``roles``)
+        self.label = (roles or {}).get(cluster.name, cluster.name)
         self.run_dir, self.version = run_dir, version
         self.send_timeout_ms, self.max_seconds = send_timeout_ms, max_seconds
         self.handles: list[JavaHandle] = []
@@ -110,7 +112,7 @@ class JavaTraffic:
 
     def _new(self, topic: str, name: str, sub: Sub | None, rate: float = 0.0) -> str:
         kind = "producer" if sub is None else "consumer"
-        self.handles.append(JavaHandle(name, kind, topic, sub.name if sub else None, self.cluster.name,
+        self.handles.append(JavaHandle(name, kind, topic, sub.name if sub else None, self.label,
                                        type=sub.type if sub else ""))
         if sub is not None and sub.must_see:
             self.capture.must_see(topic, sub.name)
@@ -200,7 +202,7 @@ class JavaTraffic:
         if not self.copied:
             self.copied = True
             self.errors += copy_events(self.capture, self.events_path, {h.name: h for h in self.handles},
-                                       self.cluster.name)
+                                       self.label)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

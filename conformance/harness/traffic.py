@@ -53,9 +53,14 @@ class Handle(HandleInfo):
 class Traffic:
     """Producers and consumers of a set of topics, all started on ``cluster``."""
 
-    def __init__(self, capture, cluster, loads: list[TopicLoad], *, send_timeout_ms: int = 15000):
+    def __init__(self, capture, cluster, loads: list[TopicLoad], *, send_timeout_ms: int = 15000,
+                 roles: dict[str, str] | None = None):
+        """``roles``: cluster name -> the scenario's role, for a scenario whose checks read the capture by role
+        (PIP-188's "blue"): a handle is then recorded under its cluster's role, whatever Pulsar calls the
+        cluster (an external deployment's us-east); by default under the cluster's name."""
         self.capture, self.cluster, self.loads = capture, cluster, loads
         self.send_timeout_ms = send_timeout_ms
+        self.roles = dict(roles or {})
         self.handles: list[Handle] = []
         self.stop_sending = threading.Event()
         self.stop_receiving = threading.Event()
@@ -108,7 +113,7 @@ class Traffic:
         """A new handle on a client of its own on ``cluster`` (default: the traffic's), or on the
         caller's ``client``, which the caller closes."""
         cluster = cluster or self.cluster
-        handle = Handle(name, kind, topic, subscription, label or cluster.name)
+        handle = Handle(name, kind, topic, subscription, label or self.roles.get(cluster.name, cluster.name))
         if client is None:
             handle.client = cluster.client(operation_timeout_seconds=10)
         else:

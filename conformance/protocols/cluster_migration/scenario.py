@@ -45,7 +45,10 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     line = timeline.Timeline()
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
-        traffic = (traffic_factory or Traffic)(capture, blue, loads, send_timeout_ms=send_timeout_ms)
+        # handles recorded under their role: the checks read the capture by role ("blue"), and an external
+        # deployment's clusters have names of their own
+        roles = {deployment.clusters[r].name: r for r in deployment.clusters}
+        traffic = (traffic_factory or Traffic)(capture, blue, loads, send_timeout_ms=send_timeout_ms, roles=roles)
         try:
             traffic.start()
             line.say(f"sending on {len(loads)} topic(s) through blue")
@@ -114,7 +117,7 @@ def _keep_sending_until_blue_read(traffic: Traffic, blue, loads: list[TopicLoad]
                 continue
             for sub in load.subs:
                 read = sum(h.received for h in traffic.handles if h.topic == load.topic
-                           and h.subscription == sub.name and h.kind == "consumer" and h.cluster == blue.name)
+                           and h.subscription == sub.name and h.kind == "consumer" and h.cluster == "blue")
                 if read < (stored.entries or 0):
                     late.append(f"{sub.name} read {read} of blue's {stored.entries}")
         return late
