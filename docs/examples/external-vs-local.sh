@@ -3,9 +3,8 @@
 # clusters the suite starts and describes as an external deployment (under other names than the roles,
 # but for cluster-migration's), whose fault commands call the suite's own `fault` CLI:
 #   geo-replication, tenant-migration  two clusters (docs/examples/external-local.yaml)
-#   cluster-migration                  three named after the roles, blue with the scenarios' broker
-#                                      settings, certified with --allow-irreversible
-#                                      (docs/examples/external-local-three.yaml)
+#   cluster-migration                  three, blue with the scenarios' broker settings, certified with
+#                                      --allow-irreversible (docs/examples/external-local-three.yaml)
 #   client-failover                    three, each trusting its own token secret
 #                                      (docs/examples/external-local-failover.yaml)
 # `compare LOCAL EXTERNAL` then lists per requirement what changed: exit 0 when nothing that passed
@@ -63,14 +62,12 @@ case "$profile" in
     geo-replication|tenant-migration)
         pulsar-conformance up --name external-local --clusters us-east,us-west "${ports[@]}" > "$out/up.json" ;;
     cluster-migration)
-        # named after the roles (external-local-three.yaml says why); blue as test_cluster_migration.py's
-        # blue_green starts it: the migration task every second (the default 0 never migrates a live
-        # topic) and automatic resource creation on
-        pulsar-conformance up --name external-local --clusters blue,green,remote \
-            --port blue.broker=16650 --port blue.web=18080 --port green.broker=16651 --port green.web=18081 \
-            --port remote.broker=16652 --port remote.web=18082 \
-            --broker-config blue:clusterMigrationCheckDurationSeconds=1 \
-            --broker-config blue:clusterMigrationAutoResourceCreation=true > "$out/up.json"
+        # blue (us-east) as test_cluster_migration.py's blue_green starts it: the migration task every
+        # second (the default 0 never migrates a live topic) and automatic resource creation on
+        pulsar-conformance up --name external-local --clusters us-east,us-west,eu-central "${ports[@]}" \
+            --port eu-central.broker=16652 --port eu-central.web=18082 \
+            --broker-config us-east:clusterMigrationCheckDurationSeconds=1 \
+            --broker-config us-east:clusterMigrationAutoResourceCreation=true > "$out/up.json"
         # the cluster-level migrations run too, as they do locally: these clusters are thrown away at the end
         external_options=(--allow-irreversible)
         # the no-auto-create scenario's local blue starts with automatic resource creation off; this blue
