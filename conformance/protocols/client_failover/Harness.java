@@ -273,32 +273,8 @@ public class Harness {
 
         double rate = Double.parseDouble(a.getOrDefault("rate", "50"));
         ConcurrentLinkedQueue<CompletableFuture<MessageId>> pending = new ConcurrentLinkedQueue<>();
-        Thread writer = new Thread(() -> {
-            long began = System.nanoTime();
-            long seq = 0;
-            while (!stopSending.get()) {
-                seq++;
-                String uid = producerName + "/" + seq;
-                String key = "k" + ((seq - 1) % 8);
-                try {
-                    CompletableFuture<MessageId> sent = producer.newMessage().key(key).property("uid", uid)
-                            .value(new byte[64]).sendAsync();
-                    pending.add(sent);
-                    sent.whenComplete((id, error) -> {
-                        if (error == null) {
-                            acknowledged.add(uid);
-                        }
-                        event(error == null ? "send_ok" : failedKind(error), producerName, attached.get(), uid, key,
-                                error == null ? format(id) : null, null, error == null ? null : error.toString());
-                    });
-                } catch (RuntimeException e) {
-                    event(failedKind(e), producerName, attached.get(), uid, key, null, null, e.toString());
-                }
-                long next = began + (long) (seq * 1e9 / rate);
-                sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
-                pending.removeIf(CompletableFuture::isDone);
-            }
-        }, "writer");
+        Thread writer = pacedWriter(producer, producerName, rate, new byte[64], stopSending, pending, attached::get,
+                acknowledged::add, "writer");
         writer.setDaemon(true);
         writer.start();
         say("ready " + nowNs());
@@ -601,28 +577,7 @@ public class Harness {
             double rate = Double.parseDouble(f.getOrDefault("rate", "60"));
             byte[] payload = new byte[64];
             Arrays.fill(payload, (byte) 'm');
-            Thread writer = new Thread(() -> {
-                long began = System.nanoTime();
-                long seq = 0;
-                while (!stopSending.get()) {
-                    seq++;
-                    String uid = name + "/" + seq;
-                    String key = "k" + ((seq - 1) % 8);
-                    try {
-                        CompletableFuture<MessageId> sent = producer.newMessage().key(key).property("uid", uid)
-                                .value(payload).sendAsync();
-                        pending.add(sent);
-                        sent.whenComplete((id, error) -> event(error == null ? "send_ok" : failedKind(error), name,
-                                url, uid, key, error == null ? format(id) : null, null,
-                                error == null ? null : error.toString()));
-                    } catch (RuntimeException e) {
-                        event(failedKind(e), name, url, uid, key, null, null, e.toString());
-                    }
-                    long next = began + (long) (seq * 1e9 / rate);
-                    sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
-                    pending.removeIf(CompletableFuture::isDone);
-                }
-            }, name);
+            Thread writer = pacedWriter(producer, name, rate, payload, stopSending, pending, () -> url, null, name);
             writer.setDaemon(true);
             producers.add(writer);
             writer.start();
@@ -701,6 +656,43 @@ public class Harness {
             receivers.add(t);
             t.start();
         }
+    }
+
+    /**
+     * A producer's paced writer thread (not started): one message every 1/rate s until stopSending, key k0..k7 in
+     * turn and the property uid=name/seq, each send's outcome an event under the URL url says at that moment;
+     * onAcked (or null) hears each acknowledged uid. The failover client's producer and mode=traffic's
+     * producers write the same way, so their captures read alike.
+     */
+    static Thread pacedWriter(Producer<byte[]> producer, String name, double rate, byte[] payload,
+            AtomicBoolean stopSending, ConcurrentLinkedQueue<CompletableFuture<MessageId>> pending,
+            java.util.function.Supplier<String> url, java.util.function.Consumer<String> onAcked, String threadName) {
+        return new Thread(() -> {
+            long began = System.nanoTime();
+            long seq = 0;
+            while (!stopSending.get()) {
+                seq++;
+                String uid = name + "/" + seq;
+                String key = "k" + ((seq - 1) % 8);
+                try {
+                    CompletableFuture<MessageId> sent = producer.newMessage().key(key).property("uid", uid)
+                            .value(payload).sendAsync();
+                    pending.add(sent);
+                    sent.whenComplete((id, error) -> {
+                        if (error == null && onAcked != null) {
+                            onAcked.accept(uid);
+                        }
+                        event(error == null ? "send_ok" : failedKind(error), name, url.get(), uid, key,
+                                error == null ? format(id) : null, null, error == null ? null : error.toString());
+                    });
+                } catch (RuntimeException e) {
+                    event(failedKind(e), name, url.get(), uid, key, null, null, e.toString());
+                }
+                long next = began + (long) (seq * 1e9 / rate);
+                sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
+                pending.removeIf(CompletableFuture::isDone);
+            }
+        }, threadName);
     }
 
     /**
