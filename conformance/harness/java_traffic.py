@@ -95,7 +95,9 @@ class JavaTraffic:
                 "send_timeout_ms": self.send_timeout_ms, "create_ms": int(CLIENT_CALL_DEADLINE_S * 1000),
                 "max_seconds": self.max_seconds}
         log4j = self.run_dir / "java-traffic-log4j2.xml"
-        log4j.write_text(_LOG4J.format(log=self.run_dir / "java-traffic-client.log"))
+        # the client's own account of its redirects (ClientCnx "is migrated to"), reconnections and refusals
+        log4j.write_text(java_process.log4j_config(self.run_dir / "java-traffic-client.log",
+                                                   ("ClientCnx", "ConnectionHandler", "ConsumerImpl", "ProducerImpl")))
         command = harness_command(self.version, self.run_dir, args, jvm_options=(f"-Dlog4j.configurationFile={log4j}",))
         env = {**os.environ, **java_process.auth_environment(self.cluster)}
         with (self.run_dir / "java-traffic-stderr.txt").open("w") as stderr:
@@ -235,23 +237,3 @@ def copy_events(capture, events_path: Path, handles: dict[str, HandleInfo], clus
         errors += [f"{client}: {e}" for e in java_process.append_lines(
             capture, lines, handle.topic, handle.subscription, lambda _url: cluster)]
     return errors
-
-
-# the client's own account of its redirects (ClientCnx "is migrated to"), reconnections and refusals, with
-# epoch times; WARN elsewhere keeps a score of clients' log small
-_LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
-<Configuration status="ERROR">
-  <Appenders>
-    <File name="file" fileName="{log}" append="false" immediateFlush="true">
-      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %replace{{%m}}{{token:[A-Za-z0-9._~+/=-]+}}{{token:***}} %throwable{{short.message}}%n"/>
-    </File>
-  </Appenders>
-  <Loggers>
-    <Logger name="org.apache.pulsar.client.impl.ClientCnx" level="INFO"/>
-    <Logger name="org.apache.pulsar.client.impl.ConnectionHandler" level="INFO"/>
-    <Logger name="org.apache.pulsar.client.impl.ConsumerImpl" level="INFO"/>
-    <Logger name="org.apache.pulsar.client.impl.ProducerImpl" level="INFO"/>
-    <Root level="WARN"><AppenderRef ref="file"/></Root>
-  </Loggers>
-</Configuration>
-"""

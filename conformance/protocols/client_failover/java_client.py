@@ -133,7 +133,8 @@ class JavaFailoverClient:
     def start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         log4j = self.run_dir / "java-log4j2.xml"
-        log4j.write_text(_LOG4J.format(log=self.log_path))
+        # the client's probe failures and switches, as it logs them
+        log4j.write_text(java_process.log4j_config(self.log_path, ("AutoClusterFailover", "ControlledClusterFailover")))
         command = harness_command(self.version, self.run_dir, self.arguments(),
                                   jvm_options=(f"-Dlog4j.configurationFile={log4j}",))
         stderr = (self.run_dir / "java-stderr.txt").open("w")
@@ -245,23 +246,3 @@ class JavaFailoverClient:
     def failed_probes(self) -> list[tuple[int, str]]:
         """(time, cluster) of each probe the client logged as failed, from its own log."""
         return java_log.failed_probes(self.log_path.read_text() if self.log_path.exists() else "", self.by_url)
-
-
-# the client's probe failures and switches with their epoch times; WARN elsewhere keeps it small
-_LOG4J = """<?xml version="1.0" encoding="UTF-8"?>
-<Configuration status="ERROR">
-  <Appenders>
-    <File name="file" fileName="{log}" append="false" immediateFlush="true">
-      <!-- ControlledClusterFailover logs its whole configuration on a switch, token included: masked here -->
-      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %replace{{%m}}{{token:[A-Za-z0-9._~+/=-]+}}{{token:***}} %throwable{{short.message}}%n"/>
-    </File>
-  </Appenders>
-  <Loggers>
-    <Logger name="org.apache.pulsar.client.impl.AutoClusterFailover" level="INFO"/>
-    <Logger name="org.apache.pulsar.client.impl.ControlledClusterFailover" level="INFO"/>
-    <Root level="WARN"><AppenderRef ref="file"/></Root>
-  </Loggers>
-</Configuration>
-"""
-
-
