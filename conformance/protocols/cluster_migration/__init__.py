@@ -17,7 +17,10 @@ harness's (conformance/harness/); what is PIP-188's own lives here:
 - ``tls_modes``: the TLS configurations the profile runs in (``certify --migration-tls``) and their hazards;
 - ``test_cluster_migration``, ``test_cluster_migration_regions``: the live scenarios (blue and green;
   with a third region, without automatic resource creation, across a blue restart);
-- ``test_java_cluster_migration``: the cluster-level scenario through the Java client (harness/java_traffic.py);
+- ``levels``: the two levels (namespace, cluster) as both clients' modules run them: blue and green, the
+  loads, the triggers, the clients made through blue, what is read after;
+- ``test_java_cluster_migration``: the namespace- and cluster-level scenarios through the Java client
+  (harness/java_traffic.py);
 - ``clients``: which client drives the scenarios (``certify --migration-client``), and ``conftest``, which
   deselects the other client's modules (the Java one runs only when asked for).
 """
