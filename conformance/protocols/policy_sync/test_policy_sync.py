@@ -167,14 +167,6 @@ def test_redelivery_changes_nothing(clusters, certify_run, request):
             judged=("converged", "redelivery-no-effect"))
 
 
-def test_delete_racing_an_update(clusters, certify_run, request):
-    """The namespace (and so its policy) deleted at alpha while bravo updates it, at once."""
-    _judged(clusters, certify_run, request, "delete-race",
-            [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
-             Step("delete-and-write", cluster=A, to=B, value=2)],
-            judged=("converged", "newest-wins"), replicated_to_first=True)
-
-
 def test_replay_of_the_spec_counterexample(clusters, certify_run, request):
     """The shortest trace in which `spec check policy-sync --variant as-implemented` breaks
     `converges`, mapped onto the clusters (trace.py), run, and compared with the spec's final state."""
@@ -205,3 +197,14 @@ def test_no_local_write_without_its_event(clusters, certify_run, request):
         saved.save(out, out.run_dir)
     rec.record(judge.judge(out))
     rec.finish()
+
+
+def test_delete_racing_an_update(clusters, certify_run, request):
+    """The namespace (and so its policy) deleted at alpha while bravo updates it, at once. Last of the module:
+    on 4.2.4 a real delete leaves sync events that the clusters' synchronizers never finish consuming (their
+    backlog stays above 0), so a scenario after it would wait for the sync to drain in vain (seen: the replay
+    scenario's release timed out); here it is unknown (not settled), its cause not determined."""
+    _judged(clusters, certify_run, request, "delete-race",
+            [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
+             Step("delete-and-write", cluster=A, to=B, value=2)],
+            judged=("converged", "newest-wins"), replicated_to_first=True)
