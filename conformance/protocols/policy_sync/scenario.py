@@ -39,6 +39,18 @@ def _unconsumed(stats: dict) -> int:
     return int(((stats.get("subscriptions") or {}).get(SUBSCRIPTION) or {}).get("msgBacklog") or 0)
 
 
+def _still_pending(deployment, clusters: list[str]) -> str:
+    """Evidence of a scenario that did not settle: per cluster, the sync subscription's backlog and its
+    unacknowledged count, and what is still to send to each peer."""
+    said = []
+    for c in clusters:
+        stats = _stats(deployment, c)
+        sub = (stats.get("subscriptions") or {}).get(SUBSCRIPTION) or {}
+        peers = {peer: int(r.get("replicationBacklog") or 0) for peer, r in (stats.get("replication") or {}).items()}
+        said.append(f"{c}: backlog {sub.get('msgBacklog')}, unacknowledged {sub.get('unackedMessages')}, to send {peers}")
+    return "; ".join(said)
+
+
 def pending(deployment, cluster: str) -> int:
     stats = _stats(deployment, cluster)
     return _unsent(stats) + _unconsumed(stats)
@@ -180,7 +192,7 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
                 results.append(runner.execute(step, policy))
             runner.unwind()
             quiesced = _quiesce(deployment, clusters, sampler, quiet, timeout)
-            line.mark("quiescent" if quiesced else f"not quiescent after {timeout:.0f} s")
+            line.mark("quiescent" if quiesced else f"not quiescent after {timeout:.0f} s: " + _still_pending(deployment, clusters))
             final = sampler.sample()
     finally:
         runner.unwind()
