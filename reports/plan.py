@@ -46,8 +46,18 @@ def allowed_settings() -> set[str]:
     return {_condition(s)[0] for p in protocols.PROTOCOLS for s in p.broker_settings}
 
 
+def _scope(text: str) -> tuple[str | None, str]:
+    """``role:condition`` -> (role, condition): the setting is wanted on that role's cluster alone (PIP-188's
+    migration task runs on blue; green keeps its default); a bare condition is wanted on every role's cluster."""
+    role, sep, rest = text.partition(":")
+    if sep and role and not any(c in role for c in "=!/"):
+        return role, rest
+    return None, text
+
+
 def _condition(text: str) -> tuple[str, str, str | None]:
-    """``key``, ``key=value`` or ``key!=value`` -> (key, operator, value)."""
+    """``[role:]key``, ``key=value`` or ``key!=value`` -> (key, operator, value)."""
+    text = _scope(text)[1]
     for op in ("!=", "="):
         if op in text:
             key, _, value = text.partition(op)
@@ -112,9 +122,10 @@ def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) ->
                                     "that need it will be unknown",
                             "fix": f"add faults: <cluster>: {'link: <peer>: ' if action in LINK_ACTIONS else 'cluster: '}"
                                    f"{action}: {{argv: [...]}} (docs/deployments.md)"})
-    for wanted in protocol.broker_settings:
+    for scoped in protocol.broker_settings:
+        only, wanted = _scope(scoped)
         key, op, value = _condition(wanted)
-        for role in protocol.roles:
+        for role in (protocol.roles if only is None else (only,)):
             cluster = deployment.cluster_of(role)
             seen = settings.get(cluster, {})
             if "error" in seen:

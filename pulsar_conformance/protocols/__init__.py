@@ -102,8 +102,9 @@ class Protocol:
     # What its scenarios ask of a deployment's fault hooks (Deployment.kill, cut, ...): on an external
     # deployment, an action without a command in the file leaves the scenarios that need it unknown.
     faults: tuple[str, ...] = ()
-    # Broker settings its verdicts depend on ("key" or "key=value" wanted), read by ``plan`` from the
-    # clusters' runtime configuration (an allow-list: reports/plan.py never prints other settings).
+    # Broker settings its verdicts depend on ("key", "key=value" or "key!=value" wanted; "role:..." on that role's
+    # cluster alone), read by ``plan`` from the clusters' runtime configuration (an allow-list: reports/plan.py
+    # never prints other settings).
     broker_settings: tuple[str, ...] = ()
     # Scenarios ("test_module.py::test_name") that change a cluster for good (a cluster-level migration):
     # run on an external deployment only with certify --allow-irreversible.

@@ -62,6 +62,8 @@ def test_broker_settings_are_read_through_an_allow_list_and_secrets_never_shown(
     assert SECRET not in shown and "brokerClientAuthenticationParameters" not in shown
     assert plan["settings"]["us-east"] == {"clusterMigrationCheckDurationSeconds": "0"}
     assert "clusterMigrationCheckDurationSeconds on us-east is '0'" in shown
+    # wanted on blue's cluster alone: green and the third region keep the default (the local fixtures set it on blue)
+    assert "on us-west is" not in shown and "on eu is" not in shown
     # irreversible scenarios: deselected unless allowed, and the plan says so
     assert "irreversible scenario(s) deselected" in shown and "--allow-irreversible" in shown
     allowed = make_plan(load_external(_file(tmp_path, port), check=False), PROFILES["cluster-migration"],
