@@ -24,7 +24,7 @@ from ..protocols.client_failover.java_client import harness_command
 from . import java_process
 from .deadline import CLIENT_CALL_DEADLINE_S, HungCall
 from .handles import HandleInfo, refusal
-from .traffic import Sub, TopicLoad, _short
+from .traffic import Sub, TopicLoad, handles_of
 
 # compiling Harness.java and creating a score of clients take a while on two busy cores
 READY_TIMEOUT_S = 180.0
@@ -83,12 +83,8 @@ class JavaTraffic:
     # ----- starting
     def start(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        lines = []
-        for load in self.loads:
-            for sub in load.subs:
-                for i in range(sub.consumers):
-                    lines.append(self._new(load.topic, f"c-{_short(load.topic)}-{sub.name}-{i}", sub))
-            lines.append(self._new(load.topic, f"p-{_short(load.topic)}", None, rate=load.rate))
+        lines = [self._new(load.topic, name, sub, rate=load.rate if sub is None else 0.0)
+                 for load, sub, name in handles_of(self.loads)]
         spec = self.run_dir / "java-traffic.spec"
         spec.write_text("".join(f"{line}\n" for line in lines))
         args = {"mode": "traffic", "service_url": self.cluster.service_url, "spec": spec, "events": self.events_path,
