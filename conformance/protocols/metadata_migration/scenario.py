@@ -40,11 +40,10 @@ BASE = "base"
 DATA_TOPIC = f"persistent://{TENANT}/{BASE}/data"
 COORDINATOR = "/pulsar/migration-coordinator"
 PARTICIPANTS = f"{COORDINATOR}/participants"
+HOLD_S = 6.0  # the participant paused after the start: well inside a bookie's 30 s session (bookie.py)
 # the participant's and coordinator's own log lines, in the order the PIP requires them
 # (regular expressions: 4.2.4 logs "Found 3 local ephemeral nodes to recreate", 5.0.0-M1 "Found local
 # ephemeral nodes to recreate" with the count as an attribute: DualMetadataStore in each release)
-HOLD_S = 6.0  # the participant paused after the start: well inside a bookie's 30 s session (bookie.py)
-PARTICIPANT = "bookie-2"  # of a 2-bookie topology: not the coordinator (a broker), and not alone
 LOG_MARKS = {"ephemerals": r"Found (\d+ )?local ephemeral nodes to recreate", "participants_ready": "All migration participants ready",
              "copy": "Starting persistent data copy", "copied": "All data copied",
              "completed": "=== Metadata Migration Complete ===", "failed": "=== Metadata Migration Failed ==="}
@@ -107,8 +106,9 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
             prober.begin()
             time.sleep(1.5)
             if plan.fault == "participant":
-                deployment.pause(cluster_name, component=_participant(deployment, cluster_name))
-                line.mark(f"{_participant(deployment, cluster_name)} (a participant) paused")
+                held = _participant(deployment, cluster_name)
+                deployment.pause(cluster_name, component=held)
+                line.mark(f"{held} (a participant) paused")
             start_call = time.monotonic()
             started = observe.start(admin, plan.target or oxia_url)
             line.mark(f"migration start -> {started.status}")
@@ -156,7 +156,8 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
 
 
 def _participant(deployment, cluster_name: str) -> str:
-    """The participant the participant fault holds: the topology's last bookie."""
+    """The participant the participant fault holds: the topology's last bookie (not the coordinator, a broker,
+    and not the only bookie)."""
     return [c.name for c in deployment.components(cluster_name, "bookie")][-1]
 
 
