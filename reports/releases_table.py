@@ -103,8 +103,7 @@ def topology_of(run: Bundle) -> str:
     (older cluster runs), else a standalone (every run before the cluster topology existed)."""
     if run.summary.get("topology"):
         return run.summary["topology"]
-    words = (run.summary.get("command") or "").split()
-    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--topology"), "standalone")
+    return dict(command_options(run) or ()).get("--topology") or "standalone"
 
 
 def components(columns) -> list[tuple[str, str]]:
@@ -115,6 +114,12 @@ def components(columns) -> list[tuple[str, str]]:
 
 def options_of(run: Bundle):
     """The certify command's options that ask the question (profile, narrowing, deployment), or None."""
+    pairs = command_options(run)
+    return None if pairs is None else tuple(sorted(p for p in pairs if p[0] not in run_options()))
+
+
+def command_options(run: Bundle) -> list[tuple[str, str]] | None:
+    """The (flag, value) pairs of the bundle's certify command, in order, or None when it recorded none."""
     command = run.summary.get("command")
     if command is None:
         return None
@@ -131,10 +136,9 @@ def options_of(run: Bundle):
         flag, eq, value = words[i].partition("=")
         if flag.startswith("--") and not eq and i + 1 < len(words) and not words[i + 1].startswith("--"):
             value, i = words[i + 1], i + 1
-        if flag not in run_options():
-            pairs.append((flag, value))
+        pairs.append((flag, value))
         i += 1
-    return tuple(sorted(pairs))
+    return pairs
 
 
 # --- loading ---------------------------------------------------------------------------------------------------
