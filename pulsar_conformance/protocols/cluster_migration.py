@@ -46,7 +46,7 @@ def check_migration_client(value: str, option: str):
 MIGRATION_CLIENT = ProtocolOption(
     field="migration_client", flag="--migration-client", env="PULSAR_CONFORMANCE_MIGRATION_CLIENT", metavar="CLIENT",
     help="which client drives the PIP-188 scenarios: python (the Python client, default), java (the Java client "
-         "through a cluster-level migration, its release from --java-client-version) or all; "
+         "through the namespace- and cluster-level scenarios, its release from --java-client-version) or all; "
          "docs/cluster-migration.md",
     # one bundle per client (--matrix migration-client=python,java): which client is the question a
     # column answers, like a release; the bundle's command and each row's details.client say it

@@ -22,7 +22,7 @@ def check(value: str | None) -> tuple[str, ...]:
     if found is None:
         raise UsageError(f"unknown --migration-client {value!r}",
                          "use python (the Python client's scenarios, the default), java (the Java client's "
-                         "cluster-level migration) or all (both)")
+                         "namespace- and cluster-level scenarios) or all (both)")
     return found
 
 
