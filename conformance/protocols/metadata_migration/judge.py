@@ -18,6 +18,7 @@ import re
 from ...harness.rows import Row, from_judge, row
 from . import trace
 from .outcome import Outcome
+from .stores import registrations
 
 READ_ONLY = ("PREPARATION", "COPYING")
 DONE = ("COMPLETED", "FAILED")
@@ -151,9 +152,8 @@ def ephemerals(doc: dict) -> tuple[bool | None, str]:
     marks = doc.get("log_marks") or {}
     if marks.get("copy") is None:
         return None, "the broker's log shows no persistent copy starting: no copy to be before"
-    here = doc.get("oxia_ephemerals") or []
-    broker = [p for p in here if p.startswith("/loadbalance/brokers/")]
-    bookie = [p for p in here if p.startswith("/ledgers/available/") and p != "/ledgers/available/readonly"]
+    found = registrations(doc.get("oxia_ephemerals") or [])
+    broker, bookie = found["broker"], found["bookie"]
     before = marks.get("ephemerals") is not None and marks["ephemerals"] < marks["copy"]
     said = (f"broker log: ephemerals recreated at line {marks.get('ephemerals')}, copy started at line {marks['copy']}; "
             f"ephemeral records in Oxia after the migration: broker {broker or 'none'}, bookie {bookie or 'none'}")

@@ -175,10 +175,7 @@ def _registered_bookie(deployment, cluster_name: str, name: str) -> bool | None:
 def registered_participants(source: dict) -> dict[str, int]:
     """The brokers and bookies registered in the source store (their ephemeral nodes), by kind: those that
     serve when the migration ends, each of which must be live in the target (R03)."""
-    def count(prefix: str) -> int:
-        return sum(1 for path, node in source.items() if node.ephemeral and path.startswith(prefix)
-                   and path.count("/") == prefix.count("/") and not path.endswith("/readonly"))
-    return {"broker": count("/loadbalance/brokers/"), "bookie": count("/ledgers/available/")}
+    return {kind: len(paths) for kind, paths in stores.registrations(stores.ephemerals(source)).items()}
 
 
 def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.Timeline) -> dict:

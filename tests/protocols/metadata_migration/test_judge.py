@@ -362,7 +362,8 @@ def test_on_a_cluster_topology_every_running_broker_and_bookie_must_be_in_the_ta
     def topology(d):
         d["participants_registered"] = {"broker": 1, "bookie": 2}
         d["oxia_ephemerals"] = ["/loadbalance/brokers/127.0.0.1:8080", "/ledgers/available/bk-0",
-                                "/ledgers/available/readonly"]  # the readonly folder is no bookie
+                                "/ledgers/available/readonly",  # the readonly folder is no bookie,
+                                "/ledgers/available/readonly/bk-9"]  # nor a read-only bookie under it
     said = _both(judge.ephemerals, topology)
     assert "registered in the source at the end: 1 broker(s), 2 bookie(s)" in said
     doc = conforming()
