@@ -18,7 +18,6 @@ import re
 from ...harness.rows import Row, from_judge, row
 from . import trace
 from .outcome import Outcome
-from .stores import registrations
 
 READ_ONLY = ("PREPARATION", "COPYING")
 DONE = ("COMPLETED", "FAILED")
@@ -145,6 +144,18 @@ def writes_refused(doc: dict) -> tuple[bool | None, str]:
     if lost:
         said += f"; accepted and then lost (not there after the migration): {', '.join(lost[:8])}"
     return (not accepted and not lost), said
+
+
+# where a broker and a (writable) bookie register themselves, one child each
+REGISTRATIONS = {"broker": "/loadbalance/brokers/", "bookie": "/ledgers/available/"}
+
+
+def registrations(paths) -> dict[str, list[str]]:
+    """The broker and bookie registrations among ``paths`` (ephemeral paths of a store), by kind: a direct child
+    of the kind's folder; ``/ledgers/available/readonly`` (a folder) and the read-only bookies under it are not."""
+    return {kind: sorted(p for p in paths if p.startswith(prefix) and "/" not in p[len(prefix):]
+                         and p != prefix + "readonly")
+            for kind, prefix in REGISTRATIONS.items()}
 
 
 def ephemerals(doc: dict) -> tuple[bool | None, str]:

@@ -32,7 +32,7 @@ from pulsar_conformance.fixtures.capture import Capture
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.traffic import Sub, TopicLoad, Traffic
-from . import observe, stores
+from . import judge, observe, stores
 from .outcome import Outcome, Plan
 
 TENANT = "mm"
@@ -175,7 +175,7 @@ def _registered_bookie(deployment, cluster_name: str, name: str) -> bool | None:
 def registered_participants(source: dict) -> dict[str, int]:
     """The brokers and bookies registered in the source store (their ephemeral nodes), by kind: those that
     serve when the migration ends, each of which must be live in the target (R03)."""
-    return {kind: len(paths) for kind, paths in stores.registrations(stores.ephemerals(source)).items()}
+    return {kind: len(paths) for kind, paths in judge.registrations(stores.ephemerals(source)).items()}
 
 
 def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.Timeline) -> dict:

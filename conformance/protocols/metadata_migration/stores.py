@@ -130,15 +130,3 @@ def compare(source: dict[str, Node], target: dict[str, Node]) -> Comparison:
 
 def ephemerals(nodes: dict[str, Node]) -> list[str]:
     return sorted(p for p, n in nodes.items() if n.ephemeral)
-
-
-# where a broker and a (writable) bookie register themselves, one child each
-REGISTRATIONS = {"broker": "/loadbalance/brokers/", "bookie": "/ledgers/available/"}
-
-
-def registrations(paths) -> dict[str, list[str]]:
-    """The broker and bookie registrations among ``paths`` (ephemeral paths of a store), by kind: a direct child
-    of the kind's folder; ``/ledgers/available/readonly`` (a folder) and the read-only bookies under it are not."""
-    return {kind: sorted(p for p in paths if p.startswith(prefix) and "/" not in p[len(prefix):]
-                         and p != prefix + "readonly")
-            for kind, prefix in REGISTRATIONS.items()}
