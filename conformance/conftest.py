@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pulsar_conformance.fixtures import pytest_plugin
-from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
+from pulsar_conformance.fixtures.deploy.base import FaultUnsupported, SettingUnavailable
 
 # pytest_plugins may only be set in the rootdir's conftest, so the plugin's fixtures and
 # hooks are imported here instead.
@@ -132,6 +132,22 @@ def pulsar_deployment(pulsar_deployment_factory, certify_run):  # noqa: F811 - a
             (certify_run.directory("logs") / "COLLECTION-FAILED.txt").write_text(f"{type(error).__name__}: {error}\n")
 
 
+def _unsupported(error: FaultUnsupported) -> VerdictUnknown:
+    if isinstance(error, SettingUnavailable):
+        return VerdictUnknown(f"the deployment does not run a broker setting this scenario needs: {error}")
+    return VerdictUnknown(f"the deployment cannot inject a fault this scenario needs: {error}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    """A deployment fixture that asks an external deployment for what it cannot give (a broker setting
+    its clusters do not run): the scenario was not run, unknown, as below."""
+    try:
+        return (yield)
+    except FaultUnsupported as error:
+        raise _unsupported(error) from error
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """A fault the deployment cannot inject (an external file's ``none``, a missing command) means the
@@ -140,4 +156,4 @@ def pytest_runtest_call(item):
     try:
         return (yield)
     except FaultUnsupported as error:
-        raise VerdictUnknown(f"the deployment cannot inject a fault this scenario needs: {error}") from error
+        raise _unsupported(error) from error
