@@ -46,6 +46,8 @@ def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, afte
         _send_for(producer, sends, after_s)
     finally:
         client.close()
+    # the deployment as it was found: on an external deployment the next module's primary is this cluster
+    deployment.start("primary")
     # the poller saw the switch as it happened; a send blocked on the dead primary does not delay it
     figures.switched_ns = next((at for at, _, to in client.switches() if to == "s1"), None)
     events = [Event(figures.killed_ns, "down", "primary"),
@@ -85,7 +87,7 @@ JAVA_CONFIG = FailoverConfig("primary", ("s1",), interval_ms=500, variant="contr
 def run_java(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, seed: int = 1) -> Outcome:
     """The Java client pointed from the primary to s1 by its URL provider, each cluster's token
     handed over with it (``tokens`` overrides them: the suite's own tests give s1 the primary's)."""
-    if deployment.process("primary") is None:  # the Python scenario killed it: this one needs it
+    if not deployment.admin("primary").ready():  # killed and not back (a scenario stopped half-way)
         deployment.start("primary")
     given = {name: c.token for name, c in deployment.clusters.items()} | (tokens or {})
     topic = TOPIC.format(uuid.uuid4().hex[:8])
