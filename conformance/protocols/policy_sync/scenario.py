@@ -100,7 +100,9 @@ class Runner:
                 base = self.clock_base()
                 for cluster, ms in step.clocks:
                     d.clock(cluster).freeze(base + int(ms))
-                self.moved = True
+                    # set as each one is: a later clock that cannot be frozen (an external deployment's
+                    # command: FaultUnsupported) leaves the ones before it for unwind to line up again
+                    self.moved = True
                 clocks.settle()
             elif step.op == "skew":
                 others = max(d.clock(c).shows() for c in self.clusters if c != step.cluster)
