@@ -64,12 +64,14 @@ class Plan:
     clusters: dict[str, str] = field(default_factory=dict)  # spec name -> real name
 
 
-def plan(trace: list[str], real: list[str]) -> Plan:
+def plan(trace: list[str], real: list[str], name=None) -> Plan:
+    """``name(cluster)``: the name Pulsar knows ``cluster`` by, which the tie-break compares (default the
+    cluster itself); an external deployment's roles (alpha, bravo, charlie) need not sort as its clusters do."""
     spec = PolicySync()
     names = list(spec.clusters.names)
     if len(real) < len(names):
         raise NotReplayable(f"the spec has {len(names)} clusters, the deployment {len(real)}")
-    to_real = dict(zip(names, sorted(real)[:len(names)], strict=True))
+    to_real = dict(zip(names, sorted(real, key=name)[:len(names)], strict=True))
     actions = [parse(label) for label in trace]
     setup = [Step("hold", cluster=to_real[s], to=to_real[t]) for s in names for t in names if s != t]
     setup.append(Step("freeze", clocks=tuple((to_real[c], 0) for c in names)))

@@ -41,3 +41,13 @@ def test_clock_ticks_freeze_one_cluster_further():
 def test_a_trace_a_deployment_cannot_follow_is_refused(trace, why):
     with pytest.raises(replay.NotReplayable, match=why):
         replay.plan(trace, REAL)
+
+
+def test_the_spec_clusters_follow_the_names_pulsar_compares_not_the_roles():
+    """On an external deployment the roles are other clusters' names: the tie-break compares the clusters'
+    own names (us-east, us-west, eu-central), so spec cluster a is the role whose cluster sorts first."""
+    names = {"alpha": "us-east", "bravo": "us-west", "charlie": "eu-central"}
+    trace = replay.counterexample("as-implemented", "converges")
+    plan = replay.plan(trace, ["alpha", "bravo", "charlie"], name=names.get)
+    assert plan.clusters == {"a": "charlie", "b": "alpha", "c": "bravo"}
+    assert plan.steps[0].cluster == "charlie"  # put(c=a): written at eu-central, the smallest name
