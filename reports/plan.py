@@ -3,12 +3,11 @@
 ``pulsar-conformance plan --deployment FILE --profile P [--json] [--allow-irreversible] [--offline]``
 lists, per requirement the profile certifies, whether it can be judged on this deployment and, if
 not, what is missing with the fix: a role the file does not map, a fault without a command, a
-broker setting read from the clusters' runtime configuration, a protocol that only runs on the
-suite's own clusters, scenarios deselected as irreversible. It also lists every fault command the
+broker setting read from the clusters' runtime configuration, scenarios deselected as irreversible. It also lists every fault command the
 file names (the program resolved on PATH) and what the run creates and changes on the clusters.
 
 The judgement is per protocol (descriptors' ``roles``, ``faults``, ``broker_settings``,
-``irreversible``, ``local_only``): a requirement is "judged" when everything its protocol's
+``irreversible``): a requirement is "judged" when everything its protocol's
 scenarios need is there, "partly" when some scenarios will be unknown for want of a fault
 command or a setting, "not judged" when none can run.
 
@@ -92,6 +91,7 @@ def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_set
         area = requirements[rid].area
         judged = per_protocol.get(area) or {"status": "not judged", "missing": [{
             "what": f"no live scenario of this profile covers {area}", "fix": "certify its own profile"}]}
+        judged = _gaps(judged, rid, next((p for p in profile.protocols() if p.area == area), None))
         rows.append({"requirement": rid, "area": area, "status": judged["status"], "missing": judged["missing"]})
     return {"deployment": deployment.source, "profile": profile.name,
             "roles": {r: deployment.cluster_of(r) for r in profile.roles()},
@@ -104,10 +104,6 @@ def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_set
 
 
 def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) -> dict:
-    if protocol.local_only:
-        return {"status": "not judged", "missing": [{
-            "what": f"{protocol.area} runs on the suite's own clusters only: {protocol.local_only}",
-            "fix": "certify it with --deployment local"}]}
     missing_roles = deployment.missing_roles(protocol.roles)
     if missing_roles:
         from pulsar_conformance.fixtures.deploy.external import role_fix
@@ -118,10 +114,11 @@ def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) ->
     for action in protocol.faults:
         lacking = _lacking_fault(deployment, protocol.roles, action)
         if lacking:
+            component, _, name = action.rpartition(".")
+            where = "link: <peer>: " if action in LINK_ACTIONS else f"{component or 'cluster'}: "
             missing.append({"what": f"fault '{action}' has no command for {', '.join(lacking)}: the scenarios "
                                     "that need it will be unknown",
-                            "fix": f"add faults: <cluster>: {'link: <peer>: ' if action in LINK_ACTIONS else 'cluster: '}"
-                                   f"{action}: {{argv: [...]}} (docs/deployments.md)"})
+                            "fix": f"add faults: <cluster>: {where}{name}: {{argv: [...]}} (docs/deployments.md)"})
     for scoped in protocol.broker_settings:
         only, wanted = _scope(scoped)
         key, op, value = _condition(wanted)
@@ -146,15 +143,29 @@ def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) ->
     return {"status": "partly" if missing else "judged", "missing": missing}
 
 
+def _gaps(judged: dict, rid: str, protocol) -> dict:
+    """A protocol's ``external_gaps``: a requirement its scenarios cannot judge on an external deployment is not
+    judged; a limit on every requirement ("*") makes each at most partly judged."""
+    gaps = protocol.external_gaps if protocol is not None else {}
+    if judged["status"] == "not judged" or not (rid in gaps or "*" in gaps):
+        return judged
+    if rid in gaps:
+        return {"status": "not judged", "missing": [*judged["missing"], {
+            "what": gaps[rid], "fix": "certify it on the suite's own clusters (--deployment local)"}]}
+    return {"status": "partly", "missing": [*judged["missing"], {
+        "what": gaps["*"], "fix": "certify once per scenario, each on a fresh cluster"}]}
+
+
 def _lacking_fault(deployment, roles, action: str) -> list[str]:
     book = deployment.faults
     if action in LINK_ACTIONS:
         pairs = permutations([deployment.cluster_of(r) for r in roles], 2)
         return [f"{a} -> {b}" for a, b in pairs if book.template(a, action, peer=b) is None]
     lacking = []
+    component, _, action = action.rpartition(".")  # "oxia.kill": the oxia component's kill
     for role in roles:
         cluster = deployment.cluster_of(role)
-        has = book.template(cluster, action) is not None
+        has = book.template(cluster, action, component=component or "cluster") is not None
         if action == "restart" and not has:  # stop (or kill) then start does it
             has = book.template(cluster, "start") is not None and (
                 book.template(cluster, "stop") is not None or book.template(cluster, "kill") is not None)
@@ -200,8 +211,6 @@ def _irreversible(profile, allowed: bool) -> dict:
 def _creates(deployment, profile, allowed: bool) -> list[str]:
     out = []
     for p in profile.protocols():
-        if p.local_only:
-            continue
         names = ", ".join(f"{r} = {deployment.cluster_of(r)}" for r in p.roles)
         out.append(f"{p.area}: tenants, namespaces (replicated across {names}), topics and subscriptions of its "
                    "scenarios; deleted at the end of the run, also after Ctrl-C, unless certify --keep (the bundle's "
@@ -209,8 +218,8 @@ def _creates(deployment, profile, allowed: bool) -> list[str]:
         if p.faults:
             out.append(f"{p.area}: runs the file's fault commands {', '.join(p.faults)} (with evidence in the bundle)")
         if p.irreversible and allowed:
-            out.append(f"{p.area}: a cluster-level migration of {deployment.cluster_of(p.roles[0])} to "
-                       f"{deployment.cluster_of(p.roles[1])}: irreversible")
+            change = p.irreversible_change.format(**{r: deployment.cluster_of(r) for r in p.roles})
+            out.append(f"{p.area}: {change}: irreversible")
     return out
 
 

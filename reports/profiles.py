@@ -99,11 +99,10 @@ class Profile:
 
     def roles(self) -> tuple[str, ...]:
         """The cluster names its scenarios use: on an external deployment, roles the deployment file
-        must map to clusters (protocols that cannot run there at all need none)."""
+        must map to clusters."""
         seen: list[str] = []
         for p in self.protocols():
-            if not p.local_only:
-                seen += [r for r in p.roles if r not in seen]
+            seen += [r for r in p.roles if r not in seen]
         return tuple(seen)
 
     def on(self, backend: str) -> Profile:

@@ -109,9 +109,12 @@ class Protocol:
     # Scenarios ("test_module.py::test_name") that change a cluster for good (a cluster-level migration):
     # run on an external deployment only with certify --allow-irreversible.
     irreversible: tuple[str, ...] = ()
-    # the scenarios start clusters of their own kind (a ZooKeeper and Oxia beside the broker): they
-    # cannot run on an external deployment at all
-    local_only: str = ""
+    # what those scenarios change for good, for the plan: a format string over the roles ("{blue}" is the
+    # cluster playing blue)
+    irreversible_change: str = ""
+    # what an external deployment leaves unjudged, for the plan: requirement id -> why (not judged there), or
+    # "*" -> why every requirement of the protocol is judged only in part there
+    external_gaps: dict = field(default_factory=dict)
     # certify options only its scenarios read (ProtocolOption): reports/ knows them from here only
     options: tuple[ProtocolOption, ...] = ()
 

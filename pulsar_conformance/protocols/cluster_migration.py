@@ -79,5 +79,6 @@ PROTOCOL = Protocol(
     irreversible=("test_cluster_migration.py::test_cluster_migration_with_live_traffic",
                   "test_cluster_migration_regions.py::test_migration_with_geo_replication",
                   "test_java_cluster_migration.py::test_java_client_through_a_cluster_level_migration"),
+    irreversible_change="a cluster-level migration of {blue} to {green}",
     options=(MIGRATION_TLS, MIGRATION_CLIENT),
 )

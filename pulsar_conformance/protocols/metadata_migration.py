@@ -19,6 +19,24 @@ PROTOCOL = Protocol(
     # migration scenarios wait through PREPARATION (about 180 s on 4.2.4, docs/releases.md)
     smoke_tests=("test_metadata_migration.py::test_a_target_other_than_oxia",),
     smoke_requirements=("PIP454-R11",),
-    roles=("zeta", "rho"),
-    local_only="its scenarios start a ZooKeeper and an Oxia server beside their standalone and migrate between them",
+    # on an external deployment: the operator's cluster playing zeta, its stores named by the file's
+    # metadata_migration: section (fixtures/deploy/external_migration.py); the other-target scenario's second
+    # cluster (rho) and the participant scenario are the local backend's only (unknown there, saying so)
+    roles=("zeta",),
+    external_check="pulsar_conformance.conformance.protocols.metadata_migration.site:verify_external",
+    # the coordinator killed and started, the target Oxia killed and started ("component.action"), the brokers
+    # restarted on the target after COMPLETED
+    faults=("kill", "start", "oxia.kill", "oxia.start", "cutover"),
+    # a migration moves the cluster's metadata for good: each scenario that starts one
+    irreversible=("test_metadata_migration.py::test_migration_with_traffic",
+                  "test_metadata_migration.py::test_oxia_killed_during_the_copy",
+                  "test_metadata_migration.py::test_coordinator_killed_during_preparation",
+                  "test_metadata_migration.py::test_participant_killed_during_preparation",
+                  "test_metadata_migration.py::test_a_target_other_than_oxia"),
+    irreversible_change="a metadata store migration of {zeta} from its ZooKeeper to the file's Oxia target",
+    external_gaps={
+        "*": "a migrated cluster cannot be migrated again from scratch: one certification judges one migration "
+             "scenario (certify --select), the others find the cluster migrated and are unknown",
+        "PIP454-R11": "the other-target scenario starts a second cluster (a RocksDB standalone): not built for an "
+                      "external deployment"},
 )

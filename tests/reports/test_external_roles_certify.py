@@ -41,7 +41,7 @@ def test_profiles_declare_the_roles_their_scenarios_use():
     assert PROFILES["policy-sync"].roles() == ("alpha", "bravo", "charlie")
     assert set(PROFILES["cluster-migration"].roles()) == {"blue", "green", "remote"}
     assert PROFILES["smoke"].on("external").roles() == ("blue", "green")
-    assert PROFILES["metadata-migration"].roles() == ()  # it cannot run on an external deployment at all
+    assert PROFILES["metadata-migration"].roles() == ("zeta",)  # the operator's cluster migrated
 
 
 def test_a_file_lacking_a_role_of_the_profile_is_refused_before_any_cluster_is_reached(tmp_path):

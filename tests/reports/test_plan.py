@@ -78,14 +78,34 @@ def test_a_runtime_configuration_refused_leaves_the_setting_unknown_with_the_rea
     assert "needs a super-user role" in text(plan)
 
 
-def test_missing_roles_and_local_only_protocols_are_not_judged(tmp_path, admin):
+def test_missing_roles_are_not_judged(tmp_path, admin):
     port, _ = admin
     deployment = load_external(_file(tmp_path, port), check=False)
     plan = make_plan(deployment, PROFILES["client-failover"], read_settings=False)
     assert plan["counts"]["judged"] == 0 and "role primary maps to no cluster" in text(plan)
     plan = make_plan(deployment, PROFILES["metadata-migration"], read_settings=False)
     assert plan["counts"]["not judged"] == len(plan["requirements"]) > 0
-    assert "--deployment local" in text(plan)
+    assert "role zeta maps to no cluster" in text(plan)
+
+
+def test_a_metadata_migration_asks_its_components_faults_and_is_irreversible(tmp_path, admin):
+    """PIP-454 on an operator's cluster: the target Oxia's kill and start are the oxia component's commands
+    (``oxia.kill``), and the migration is deselected without --allow-irreversible, saying what it changes."""
+    port, _ = admin
+    faults = ("faults:\n  us-east:\n    cluster: {kill: {argv: [/bin/true]}, start: {argv: [/bin/true]}, "
+              "cutover: {argv: [/bin/true]}}\n    oxia: {kill: {argv: [/bin/true]}}\n")
+    path = _file(tmp_path, port, faults).read_text().replace("blue: us-east", "zeta: us-east, blue: us-east")
+    (tmp_path / "d.yaml").write_text(path)
+    deployment = load_external(tmp_path / "d.yaml", check=False)
+    plan = make_plan(deployment, PROFILES["metadata-migration"], read_settings=False)
+    said = text(plan)
+    assert "fault 'oxia.start' has no command for us-east" in said and "oxia: start: {argv" in said
+    assert "oxia.kill'" not in said and "irreversible scenario(s) deselected" in said
+    allowed = make_plan(deployment, PROFILES["metadata-migration"], read_settings=False, allow_irreversible=True)
+    assert any("a metadata store migration of us-east" in c for c in allowed["creates"])
+    status = {r["requirement"]: r["status"] for r in allowed["requirements"]}
+    assert status["PIP454-R11"] == "not judged" and status["PIP454-R01"] == "partly"  # one migration a run
+    assert "cannot be migrated again from scratch" in text(allowed)
 
 
 def test_the_command_prints_json(tmp_path, admin):

@@ -5,6 +5,8 @@
 - ``scenario``: one migration on a deployment (seed, traffic, probes, start, a fault), returning the outcome;
 - ``observe``: the phase over REST and the metadata writes probing the cluster;
 - ``stores``: every path of ZooKeeper and Oxia with its value and version, and their comparison;
+- ``site``: where a run migrates (the source and target stores and the hands on them), on the suite's own
+  deployment or an operator's (an external deployment file's ``metadata_migration:`` and fault commands);
 - ``judge``: every verdict as a pure function of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-454.yaml);
 - ``trace``: the phases and faults observed, projected onto the metadata-migration spec;

@@ -56,10 +56,10 @@ def _check_release(text: str) -> None:
                          "pass --pulsar-version 4.2.4 or 5.0.0-M1 (the default)")
 
 
-def seed(zk_port: int, topics: int, value_bytes: int = VALUE_BYTES) -> int:
+def seed(zookeeper: str, topics: int, value_bytes: int = VALUE_BYTES) -> int:
     """``topics`` managed-ledger nodes under /managed-ledgers/bench/ns<k>/persistent; returns bytes written."""
     value = b"x" * value_bytes
-    with stores.zookeeper_client(zk_port) as zk:
+    with stores.zookeeper_client(zookeeper) as zk:
         folders = (topics + 999) // 1000
         for k in range(folders):
             zk.ensure_path(f"/managed-ledgers/bench/ns{k}/persistent")
@@ -80,16 +80,17 @@ def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
 
     # lazy: the CLI imports this module at start; observe needs the admin REST client (requests, the
     # pulsar extra) and judge replays traces through the spec interpreter, which loads z3 (30-40 ms)
-    from . import judge, observe
+    from . import judge, observe, site
 
     deployment = LocalDeployment.launch(["zeta"], pulsar_version=version, name=f"bench-migration-{os.getpid()}",
                                         metadata="zk", oxia_server=True, heap_mb=1024)
     try:
         admin = deployment.clusters["zeta"].admin()
+        where = site.LocalSite(deployment, "zeta")
         began = time.monotonic()
-        seeded_bytes = seed(deployment.service_port("zookeeper"), size, value_bytes)
+        seeded_bytes = seed(where.zookeeper, size, value_bytes)
         seed_s = time.monotonic() - began
-        source = stores.zookeeper(deployment.service_port("zookeeper"))
+        source = stores.zookeeper(where.zookeeper)
         nodes = sum(1 for n in source.values() if not n.ephemeral)
         total_bytes = sum(n.size for n in source.values() if not n.ephemeral)
         progress(f"bench metadata-migration: {size} topics' worth seeded in {seed_s:.1f} s "
@@ -98,9 +99,9 @@ def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
         observe.call(admin, "PUT", admin.namespace_path("mm/base"))
         prober = observe.Prober(admin, "mm", "base", interval=0.1).begin()
         phases = observe.Phases(admin).begin()
-        flag = observe.ZooKeeperFlag(deployment.service_port("zookeeper")).begin()  # 4.2.4's status stops: F-454-10
+        flag = observe.ZooKeeperFlag(where.zookeeper).begin()  # 4.2.4's status stops: F-454-10
         time.sleep(1.0)
-        started = observe.start(admin, deployment.service_url("oxia"))
+        started = observe.start(admin, where.target_url)
         ends = observe.wait_for_end(phases, flag, 1800) if started.ok else (None, None)
         end = ends[0] or ends[1]
         time.sleep(1.0)
@@ -115,7 +116,7 @@ def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
         return {"topics": size, "nodes": nodes, "bytes": total_bytes, "seeded_bytes": seeded_bytes, "end": end,
                 "window_s": figures.get("window_s"), "copying_s": (figures.get("phase_s") or {}).get("COPYING"),
                 "preparation_s": (figures.get("phase_s") or {}).get("PREPARATION"),
-                "target_broken": deployment.oxia_problem()}
+                "target_broken": where.target_problem()}
     finally:
         deployment.close()
 

@@ -143,9 +143,9 @@ class ZooKeeperFlag(_Series):
     outside Pulsar): the phase the coordinator wrote, whatever the status endpoint answers (4.2.4's
     status reads the flag through the dual store, from the target's copy once COMPLETED: F-454-10)."""
 
-    def __init__(self, port: int, interval: float = 0.05, path: str = FLAG_PATH):
+    def __init__(self, hosts: str, interval: float = 0.05, path: str = FLAG_PATH):
         super().__init__(interval)
-        self.port, self.path = port, path
+        self.hosts, self.path = hosts, path
         self._zk = None
         self._opened = ExitStack()  # the series' one client (a poll every 50 ms), stopped by close()
 
@@ -154,7 +154,7 @@ class ZooKeeperFlag(_Series):
 
         try:
             if self._zk is None:
-                self._zk = self._opened.enter_context(stores.zookeeper_client(self.port, 10))
+                self._zk = self._opened.enter_context(stores.zookeeper_client(self.hosts, 10))
             try:
                 value, stat = self._zk.get(self.path)
             except NoNodeError:

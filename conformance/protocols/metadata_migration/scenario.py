@@ -32,7 +32,7 @@ from pulsar_conformance.fixtures.capture import Capture
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.traffic import Sub, TopicLoad, Traffic
-from . import judge, observe, stores
+from . import judge, observe, site, stores
 from .outcome import Outcome, Plan
 
 TENANT = "mm"
@@ -49,20 +49,20 @@ LOG_MARKS = {"ephemerals": r"Found (\d+ )?local ephemeral nodes to recreate", "p
              "completed": "=== Metadata Migration Complete ===", "failed": "=== Metadata Migration Failed ==="}
 
 
-def _flag(port: int) -> str | None:
+def _flag(zookeeper: str) -> str | None:
     """The migration flag as ZooKeeper holds it (what a broker reads when it starts); its parent,
     COORDINATOR, holds nothing (4.2.4's coordinator-killed run that read it there recorded '')."""
     try:
-        with stores.zookeeper_client(port, 10) as zk:
+        with stores.zookeeper_client(zookeeper, 10) as zk:
             value, _ = zk.get(observe.FLAG_PATH)
             return (value or b"").decode(errors="replace")[:300]
     except Exception as error:  # noqa: BLE001 - said as the evidence
         return f"unreadable: {type(error).__name__}"
 
 
-def _participants(port: int) -> int | None:
+def _participants(zookeeper: str) -> int | None:
     try:
-        with stores.zookeeper_client(port, 10) as zk:
+        with stores.zookeeper_client(zookeeper, 10) as zk:
             return len(zk.get_children(PARTICIPANTS)) if zk.exists(PARTICIPANTS) else 0
     except Exception:  # noqa: BLE001 - unknown, said as None
         return None
@@ -87,15 +87,14 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
     cluster_name = next(iter(deployment.clusters))
     cluster = deployment.clusters[cluster_name]
     admin = cluster.admin()
-    zk_port = deployment.service_port("zookeeper")
-    oxia_url = deployment.service_url("oxia")
+    where = site.of(deployment, cluster_name)
     line = timeline.Timeline(name)
-    seed(admin, cluster_name, plan.nodes, line)
+    seed(admin, cluster.name, plan.nodes, line)
     log_from = len(deployment.broker_log(cluster_name).splitlines())
-    before = _participants(zk_port)
+    before = _participants(where.zookeeper)
     prober = observe.Prober(admin, TENANT, BASE)
     phases = observe.Phases(admin)
-    flag = observe.ZooKeeperFlag(zk_port)  # the phase the coordinator wrote (4.2.4's status stops: F-454-10)
+    flag = observe.ZooKeeperFlag(where.zookeeper)  # the phase the coordinator wrote (4.2.4's status stops: F-454-10)
     loads = [TopicLoad(DATA_TOPIC, (Sub("s", "Shared"),), rate=plan.rate)] if plan.rate else []
     with Capture(run_dir, allowed=["redelivered_after_ack", "duplicate"], scenario={"name": name, **asdict(plan)}) as capture:
         traffic = Traffic(capture, cluster, loads)
@@ -110,11 +109,11 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
                 deployment.pause(cluster_name, component=held)
                 line.mark(f"{held} (a participant) paused")
             start_call = time.monotonic()
-            started = observe.start(admin, plan.target or oxia_url)
+            started = observe.start(admin, plan.target or where.target_url)
             line.mark(f"migration start -> {started.status}")
             fault = {}
             if started.ok:
-                fault = _fault(deployment, cluster_name, plan, phases, line)
+                fault = _fault(deployment, where, plan, phases, line)
                 # a broker that did not start again: on a standalone nobody is left to end the migration, on a
                 # cluster topology the other brokers are, so the run watches as long as it would have
                 if not fault.get("restart_error") or hasattr(deployment, "components"):
@@ -141,10 +140,10 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
         out.fault["registered_after_restart"] = _registered_bookie(deployment, cluster_name, out.fault["participant"])
     out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
     if "COMPLETED" in (phases.current(), flag.current()):  # the flag says so where the status does not (F-454-10)
-        _after_cutover(deployment, cluster_name, out, prober, line)
+        _after_cutover(deployment, where, out, prober, line)
     elif plan.fault == "oxia" and phases.current() == "FAILED":
-        out.retry = _retry(deployment, cluster_name, zk_port, oxia_url, line)
-    out.target_broken = deployment.oxia_problem()
+        out.retry = _retry(deployment, where, line)
+    out.target_broken = where.target_problem()
     if out.target_broken:
         line.say(out.target_broken)
     columns = evidence.read_capture(run_dir)
@@ -166,7 +165,7 @@ def _registered_bookie(deployment, cluster_name: str, name: str) -> bool | None:
     JVM that runs is not a bookie that serves (4.2.4's bookie whose registration is refused stays alive)."""
     port = deployment.record["clusters"][cluster_name]["components"][name]["bookie"]
     try:
-        with stores.zookeeper_client(deployment.service_port("zookeeper"), 10) as zk:
+        with stores.zookeeper_client(site.of(deployment, cluster_name).zookeeper, 10) as zk:
             return zk.exists(f"/ledgers/available/127.0.0.1:{port}") is not None
     except Exception:  # noqa: BLE001 - not known, said as None
         return None
@@ -178,14 +177,15 @@ def registered_participants(source: dict) -> dict[str, int]:
     return {kind: len(paths) for kind, paths in judge.registrations(stores.ephemerals(source)).items()}
 
 
-def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.Timeline) -> dict:
+def _held(deployment, where, phases: observe.Phases, line: timeline.Timeline) -> dict:
     """The paused participant held for HOLD_S: which phases the status showed meanwhile, and how many
     participants ZooKeeper still listed at its end (the paused one's node lives with its session), then
     the participant killed and started again. A coordinator that waits shows PREPARATION throughout."""
+    cluster_name = where.cluster
     name = _participant(deployment, cluster_name)
     began = time.time_ns()
     time.sleep(HOLD_S)
-    registered = _participants(deployment.service_port("zookeeper"))
+    registered = _participants(where.zookeeper)
     while_held = sorted({p["phase"] for p in phases.seen if p["ns"] >= began} | {phases.current() or "?"})
     deployment.kill(cluster_name, component=name)
     line.mark(f"{name} killed after {HOLD_S:.0f} s paused (phases meanwhile: {', '.join(while_held)}; "
@@ -202,12 +202,13 @@ def _held(deployment, cluster_name: str, phases: observe.Phases, line: timeline.
     return fault
 
 
-def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, line: timeline.Timeline) -> dict:
+def _fault(deployment, where, plan: Plan, phases: observe.Phases, line: timeline.Timeline) -> dict:
+    cluster_name = where.cluster
     if plan.fault == "participant":
-        return _held(deployment, cluster_name, phases, line)
+        return _held(deployment, where, phases, line)
     if plan.fault == "oxia":  # during the copy: the participants have acknowledged by then
         seen = phases.wait_for(("COPYING",) + observe.DONE, 60)
-        deployment.kill_service("oxia")
+        where.kill_target()
         line.mark(f"Oxia killed (phase {seen})")
         return {"injected_in": seen}
     if plan.fault == "coordinator":
@@ -226,21 +227,21 @@ def _fault(deployment, cluster_name: str, plan: Plan, phases: observe.Phases, li
             time.sleep(5.0)  # anyone left to set FAILED has had time to
             return {"injected_in": seen, "restart_error": f"{type(error).__name__}: {str(error).splitlines()[0]}",
                     "broker_log": _errors(deployment.broker_log(cluster_name)),
-                    "flag_in_zookeeper": _flag(deployment.service_port("zookeeper"))}
+                    "flag_in_zookeeper": _flag(where.zookeeper)}
         line.mark("broker started again")
         return {"injected_in": seen}
     return {}
 
 
-def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.Prober, line) -> None:
-    oxia_port = deployment.service_port("oxia")
-    source = stores.zookeeper(deployment.service_port("zookeeper"))
-    if hasattr(deployment, "components"):  # a cluster topology: how many brokers and bookies serve (R03)
+def _after_cutover(deployment, where, out: Outcome, prober: observe.Prober, line) -> None:
+    cluster_name = where.cluster
+    source = stores.zookeeper(where.zookeeper)
+    if hasattr(deployment, "components") or where.external:  # several brokers and bookies: how many serve (R03)
         out.participants_registered = registered_participants(source)
-    target = stores.oxia(deployment.oxia_dump_tool(), oxia_port)
+    target = stores.oxia(where.dump_tool(), where.oxia_address)
     out.metadata_nodes = sum(1 for n in source.values() if not n.ephemeral)
     out.metadata_bytes = sum(n.size for n in source.values() if not n.ephemeral)
-    out.target_server = deployment.oxia_server_version()
+    out.target_server = where.target_version()
     out.comparison = stores.compare(source, target).to_json()
     out.oxia_ephemerals = stores.ephemerals(target)
     line.say(f"compared {out.comparison['compared']} persistent paths: {out.comparison['same']} the same, "
@@ -254,7 +255,7 @@ def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.
     restart_error = None
     began = time.monotonic()
     try:
-        deployment.restart(cluster_name, metadata_url=deployment.service_url("oxia"), ready_timeout=90)
+        where.cut_over(ready_timeout=90)
         line.mark("broker restarted on oxia://")
     except (RuntimeError, TimeoutError) as error:  # evidence: what the restarted broker says
         restart_error = {"error": f"{type(error).__name__}: {str(error).splitlines()[0]}",
@@ -264,7 +265,7 @@ def _after_cutover(deployment, cluster_name: str, out: Outcome, prober: observe.
     kept = observe.kept(admin, TENANT, BASE, prober.writes)
     topic = observe.call(admin, "GET", admin.topic_path(f"persistent://{TENANT}/{BASE}/data") + "/stats")
     created = observe.call(admin, "PUT", admin.namespace_path(f"{TENANT}/after-restart"))
-    out.restarted_on_oxia = {"metadata_url": deployment.metadata_url(cluster_name), "kept": kept,
+    out.restarted_on_oxia = {"metadata_url": where.metadata_url(), "kept": kept,
                              "restart_error": restart_error, "healthy_after_s": round(time.monotonic() - began, 1),
                              "data_topic_stats": topic.status, "namespace_created": created.status,
                              "retention_seed0": observe.call(admin, "GET", admin.retention_path(f"{TENANT}/seed0")).body}
@@ -281,17 +282,18 @@ def _errors(log: str, limit: int = 4) -> list[str]:
     return found[::-1]
 
 
-def _retry(deployment, cluster_name: str, zk_port: int, oxia_url: str, line) -> dict:
+def _retry(deployment, where, line) -> dict:
     """After FAILED: Oxia back, the migration started again. The PIP's coordinator waits for every
     participant; 5.0.0-M1's participants registered once, when their store was created."""
-    deployment.start_service("oxia")
+    cluster_name = where.cluster
+    where.start_target()
     line.mark("Oxia started again")
     admin = deployment.clusters[cluster_name].admin()
-    waiting = _participants(zk_port)
+    waiting = _participants(where.zookeeper)
     log_from = len(deployment.broker_log(cluster_name).splitlines())
     phases = observe.Phases(admin).begin()
     try:
-        answer = observe.start(admin, oxia_url)
+        answer = observe.start(admin, where.target_url)
         end = None
         if answer.ok and phases.wait_for(("NOT_STARTED",) + observe.READ_ONLY + ("COMPLETED",), 15):
             # 5.0.0-M1's retry copies within ~8 s and then answers PREPARATION for good (F-454-2)

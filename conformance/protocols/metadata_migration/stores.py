@@ -40,11 +40,11 @@ def _skipped(path: str) -> bool:
 
 
 @contextmanager
-def zookeeper_client(port: int, timeout: float = 30.0) -> Iterator:
-    """A kazoo client on the deployment's ZooKeeper server, stopped on the way out."""
+def zookeeper_client(hosts: str, timeout: float = 30.0) -> Iterator:
+    """A kazoo client on the source ZooKeeper (``host:port``, site.py), stopped on the way out."""
     from kazoo.client import KazooClient
 
-    zk = KazooClient(hosts=f"127.0.0.1:{port}", timeout=timeout)
+    zk = KazooClient(hosts=hosts, timeout=timeout)
     try:
         zk.start(timeout=timeout)
         yield zk
@@ -53,8 +53,8 @@ def zookeeper_client(port: int, timeout: float = 30.0) -> Iterator:
         zk.close()
 
 
-def zookeeper(port: int, timeout: float = 30.0) -> dict[str, Node]:
-    with zookeeper_client(port, timeout) as zk:
+def zookeeper(hosts: str, timeout: float = 30.0) -> dict[str, Node]:
+    with zookeeper_client(hosts, timeout) as zk:
         found: dict[str, Node] = {}
         pending = ["/"]
         while pending:
@@ -72,8 +72,9 @@ def zookeeper(port: int, timeout: float = 30.0) -> dict[str, Node]:
         return found
 
 
-def oxia(dump_tool: Path, port: int, timeout: float = 120.0) -> dict[str, Node]:
-    done = subprocess.run([str(dump_tool), "-a", f"127.0.0.1:{port}"], capture_output=True, text=True,
+def oxia(dump_tool: Path, address: str, timeout: float = 120.0) -> dict[str, Node]:
+    """Every record of the Oxia server at ``address`` (``host:port``), read with the suite's oxiadump."""
+    done = subprocess.run([str(dump_tool), "-a", address], capture_output=True, text=True,
                           timeout=timeout, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"oxiadump failed ({done.returncode}): {done.stderr.strip()[-400:]}")

@@ -58,7 +58,7 @@ def test_the_flag_series_records_each_change_with_its_time(monkeypatch):
                        b'{"phase":"PREPARATION","targetUrl":"oxia://x"}', b'{"phase":"COPYING","targetUrl":"oxia://x"}',
                        b'{"phase":"COMPLETED","targetUrl":"oxia://x"}')
     monkeypatch.setattr(observe.stores, "zookeeper_client", _client_of(zk))
-    flag = observe.ZooKeeperFlag(port=1, interval=0.001)
+    flag = observe.ZooKeeperFlag(hosts="127.0.0.1:1", interval=0.001)
     before = time.time_ns()
     flag.begin()
     assert flag.wait_for(("COMPLETED",), 5) == "COMPLETED"
