@@ -20,6 +20,11 @@ PROTOCOL = Protocol(
     smoke_tests=("test_policy_sync.py::test_enabled_by_the_setting",),
     smoke_requirements=("PIP136-R07",),
     roles=("alpha", "bravo", "charlie"),
-    faults=("cut_one_way", "heal_one_way", "restart"),
+    # held links, alpha restarted after its sync topic is terminated, skewed and frozen broker clocks
+    faults=("cut_one_way", "heal_one_way", "restart", "clock_freeze", "clock_offset"),
     broker_settings=("configurationMetadataSyncEventTopic",),
+    # terminates alpha's copy of the sync topic: alpha's configuration sync ends for good (a terminated topic
+    # takes no event again); on the local backend the clusters are thrown away
+    irreversible=("test_policy_sync.py::test_no_local_write_without_its_event",),
+    irreversible_change="{alpha}'s copy of the metadata sync topic terminated (its configuration sync ends for good)",
 )
