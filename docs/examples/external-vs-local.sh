@@ -7,6 +7,9 @@
 #                                      --allow-irreversible (docs/examples/external-local-three.yaml)
 #   client-failover                    three, each trusting its own token secret
 #                                      (docs/examples/external-local-failover.yaml)
+#   policy-sync                        three whose configuration stores sync (up --metadata-sync), broker
+#                                      clocks under the suite's control (--clock-control), certified with
+#                                      --allow-irreversible (docs/examples/external-local-sync.yaml)
 # `compare LOCAL EXTERNAL` then lists per requirement what changed: exit 0 when nothing that passed
 # locally fails or goes unknown externally.
 #
@@ -21,7 +24,7 @@ set -euo pipefail
 
 if [ "$#" -lt 2 ]; then
     echo "usage: $0 PROFILE OUT_DIR [certify options...]" >&2
-    echo "fix: give a profile the examples map (geo-replication, tenant-migration, cluster-migration, client-failover) and a new folder" >&2
+    echo "fix: give a profile the examples map (geo-replication, tenant-migration, cluster-migration, client-failover, policy-sync) and a new folder" >&2
     exit 64
 fi
 profile=$1
@@ -33,9 +36,10 @@ case "$profile" in
     geo-replication|tenant-migration) file="$here/external-local.yaml" ;;
     cluster-migration) file="$here/external-local-three.yaml" ;;
     client-failover) file="$here/external-local-failover.yaml" ;;
+    policy-sync) file="$here/external-local-sync.yaml" ;;
     *)
         echo "$0: no example deployment maps the roles of profile '$profile'" >&2
-        echo "fix: give geo-replication, tenant-migration, cluster-migration or client-failover (policy-sync needs a metadata sync and clock control, metadata-migration servers of its own: neither runs on an external deployment)" >&2
+        echo "fix: give geo-replication, tenant-migration, cluster-migration, client-failover or policy-sync (metadata-migration has an example of its own, docs/examples/external-local-migration.yaml, which this script does not run)" >&2
         exit 64 ;;
 esac
 if [ -e "$out" ]; then
@@ -76,6 +80,14 @@ case "$profile" in
         # creates the subscriptions, a FAIL that is not Pulsar's. So it is left out here, and R09 is "not
         # judged" externally instead (docs/deployments.md, "External against local")
         not_here="not test_without_auto_resource_creation" ;;
+    policy-sync)
+        # the sync on among the three (the topic the example's metadata_sync: names) and each broker's wall
+        # clock following a file that the example's clock_freeze/clock_offset commands write (fault clock)
+        pulsar-conformance up --name external-local --clusters us-east,us-west,eu-central "${ports[@]}" \
+            --port eu-central.broker=16652 --port eu-central.web=18082 --metadata-sync --clock-control > "$out/up.json"
+        # the unpublishable-event scenario terminates alpha's sync topic, as it does locally: these clusters are
+        # thrown away at the end
+        external_options=(--allow-irreversible) ;;
     client-failover)
         # each cluster trusts its own token secret, as the local PIP121-R06 clusters do (on clusters
         # without authentication any client would pass R06). `up` has no option for it: the same
