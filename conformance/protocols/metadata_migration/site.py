@@ -70,6 +70,7 @@ class ExternalSite:
         self.deployment, self.cluster = deployment, cluster
         self.zookeeper = described["zookeeper"]
         self.target_url = described["target"]
+        self.oxia_version = described.get("oxia_version")
         self._cut_over = False
 
     @property
@@ -102,7 +103,9 @@ class ExternalSite:
         return None
 
     def target_version(self) -> str:
-        return "the deployment's own Oxia server (its release is not known to the suite)"
+        if self.oxia_version:
+            return f"Oxia {'v' + self.oxia_version.lstrip('v')} (as the deployment file says)"
+        return "the deployment's own Oxia server (release not given: metadata_migration.oxia_version)"
 
 
 def unmigrated(where) -> str | None:

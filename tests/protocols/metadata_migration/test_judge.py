@@ -100,6 +100,13 @@ def test_versions_dropped_by_an_oxia_server_without_overrides_are_unknown_not_fa
     doc["target_server"] = "Oxia v0.14.0 standalone"
     doc["comparison"]["value_differs"] = 1  # a value is the server's to keep whatever its line
     assert judge.versions(doc)[0] is False
+    # an operator's Oxia whose release the deployment file does not give may be one that drops them
+    doc["comparison"]["value_differs"] = 0
+    doc["target_server"] = "the deployment's own Oxia server (release not given: metadata_migration.oxia_version)"
+    ok, said = judge.versions(doc)
+    assert ok is None and "metadata_migration.oxia_version" in said
+    doc["target_server"] = "Oxia v0.16.3 (as the deployment file says)"
+    assert judge.versions(doc)[0] is False
 
 
 def test_data_plane_follows_spark():
