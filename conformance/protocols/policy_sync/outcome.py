@@ -97,6 +97,9 @@ class Outcome:
     judged: tuple[str, ...] = ()  # the checks the scenario asks for (judge.JUDGES)
     stored_after_restart: int | None = None  # publish-before-write: the writer's store, read after a restart
     counterexample: dict | None = None  # a replayed spec trace: trace, realized, moved, clusters (trace.py)
+    # each of ``clusters`` (the scenario's roles) -> the name Pulsar knows it by, which events carry as their
+    # source (an external deployment's alpha is us-east); a cluster left out is its own name (local clusters)
+    names: dict[str, str] = field(default_factory=dict)
 
     def written(self) -> list[Event]:
         """The scenario's events once each (as their writers' copies hold them), oldest first."""
@@ -104,7 +107,7 @@ class Outcome:
         for cluster in self.clusters:
             for event in self.events.get(cluster, []):
                 key = (event.source, event.ts, event.value, event.kind, event.expected_version)
-                if key not in seen and event.source == cluster:
+                if key not in seen and event.source == self.names.get(cluster, cluster):
                     seen.add(key)
                     out.append(event)
         return sorted(out, key=lambda e: (e.ts, e.source))

@@ -204,7 +204,8 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
             line.markers.append({"ts_ns": at_ns, "label": f"{cluster} holds {value}", "cluster": cluster,
                                  "value": value})
     out = Outcome(name, run_dir, clusters, policy, list(steps), results, final, quiesced,
-                  sampler.series, events, line.markers, runner.base_ms, tuple(judged), None, counterexample)
+                  sampler.series, events, line.markers, runner.base_ms, tuple(judged), None, counterexample,
+                  dict(zip(clusters, names, strict=True)))
     saved.save(out, run_dir)
     timeline.save(run_dir, "policy-sync", {
         "name": name, "clusters": clusters, "policy": asdict(policy), "steps": [asdict(s) for s in steps],

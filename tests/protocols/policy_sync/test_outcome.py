@@ -51,3 +51,18 @@ def test_publish_before_write_is_judged_from_the_loaded_outcome(tmp_path):
                tmp_path)
     (r,) = judge.judge(saved.load(Outcome, tmp_path))
     assert r.check == "policy-sync/concurrent/publish-before-write" and r.ok is False  # the store holds 2
+
+
+def test_events_are_the_writers_by_the_names_pulsar_gives_them(tmp_path):
+    """An external deployment's roles are other clusters' names: its events carry us-east, not alpha, as their
+    source. Judged by role, none was written (seen live: 'no event was written', 'after 0 event(s)')."""
+    out = _outcome(tmp_path, {"alpha": 2, "bravo": 2, "charlie": 2})
+    out.events = {c: [_event(1, 100, "us-east"), _event(2, 200, "us-west", 1)] for c in CLUSTERS}
+    assert out.written() == []  # without the names: what the judges saw
+    out.names = {"alpha": "us-east", "bravo": "us-west", "charlie": "eu-central"}
+    assert [(e.source, e.value) for e in out.written()] == [("us-east", 1), ("us-west", 2)]
+    saved.save(out, tmp_path)
+    back = saved.load(Outcome, tmp_path)
+    assert back.names == out.names and len(back.written()) == 2
+    ok, said = judge.newest_wins(back)
+    assert ok and "from us-west" in said
