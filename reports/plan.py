@@ -139,7 +139,9 @@ def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) ->
     if protocol.irreversible and not allow_irreversible:
         missing.append({"what": f"{len(protocol.irreversible)} irreversible scenario(s) deselected: "
                                 + ", ".join(protocol.irreversible),
-                        "fix": "pass --allow-irreversible to certify (a cluster-level migration cannot be undone)"})
+                        "fix": "pass --allow-irreversible to certify ("
+                               + (protocol.irreversible_change.format(**{r: deployment.cluster_of(r) for r in protocol.roles})
+                                  or "what they change") + " cannot be undone)"})
     return {"status": "partly" if missing else "judged", "missing": missing}
 
 

@@ -26,5 +26,9 @@ PROTOCOL = Protocol(
     # terminates alpha's copy of the sync topic: alpha's configuration sync ends for good (a terminated topic
     # takes no event again); on the local backend the clusters are thrown away
     irreversible=("test_policy_sync.py::test_no_local_write_without_its_event",),
-    irreversible_change="{alpha}'s copy of the metadata sync topic terminated (its configuration sync ends for good)",
+    irreversible_change="the termination of {alpha}'s copy of the metadata sync topic (its configuration sync ends "
+                        "for good)",
+    # the enable scenario writes a tenant before the setting and one after: an operator's sync is on already
+    external_gaps={"PIP136-R07": "the sync is on before the run (the file's metadata_sync:): switching it on by the "
+                                 "setting, which R07 judges, is seen on the suite's own clusters only"},
 )
