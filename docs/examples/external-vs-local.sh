@@ -10,6 +10,10 @@
 #   policy-sync                        three whose configuration stores sync (up --metadata-sync), broker
 #                                      clocks under the suite's control (--clock-control), certified with
 #                                      --allow-irreversible (docs/examples/external-local-sync.yaml)
+#   metadata-migration                 one standalone on a ZooKeeper with an Oxia server beside it (up --metadata
+#                                      zk --oxia, release PULSAR_VERSION, default 4.2.4), certified with
+#                                      --allow-irreversible; pass --select test_migration_with_traffic (one
+#                                      migration a cluster) (docs/examples/external-local-migration.yaml)
 # `compare LOCAL EXTERNAL` then lists per requirement what changed: exit 0 when nothing that passed
 # locally fails or goes unknown externally.
 #
@@ -37,9 +41,10 @@ case "$profile" in
     cluster-migration) file="$here/external-local-three.yaml" ;;
     client-failover) file="$here/external-local-failover.yaml" ;;
     policy-sync) file="$here/external-local-sync.yaml" ;;
+    metadata-migration) file="$here/external-local-migration.yaml" ;;
     *)
         echo "$0: no example deployment maps the roles of profile '$profile'" >&2
-        echo "fix: give geo-replication, tenant-migration, cluster-migration, client-failover or policy-sync (metadata-migration has an example of its own, docs/examples/external-local-migration.yaml, which this script does not run)" >&2
+        echo "fix: give geo-replication, tenant-migration, cluster-migration, client-failover, policy-sync or metadata-migration" >&2
         exit 64 ;;
 esac
 if [ -e "$out" ]; then
@@ -61,6 +66,7 @@ trap 'exit 130' INT TERM
 # the ports and broker settings the example files name
 ports=(--port us-east.broker=16650 --port us-east.web=18080 --port us-west.broker=16651 --port us-west.web=18081)
 external_options=()
+local_options=()  # certify options of the local run alone
 not_here=""  # a pytest -k expression of the scenarios the example's clusters cannot be configured for
 case "$profile" in
     geo-replication|tenant-migration)
@@ -88,6 +94,29 @@ case "$profile" in
         # the unpublishable-event scenario terminates alpha's sync topic, as it does locally: these clusters are
         # thrown away at the end
         external_options=(--allow-irreversible) ;;
+    metadata-migration)
+        # one standalone on a ZooKeeper with an Oxia server beside it, on the release the local run certifies
+        # (PULSAR_VERSION, default 4.2.4: up's and the profile's defaults differ); their ports are free ports up
+        # picks, written into a copy of the example (the file names placeholders)
+        release=${PULSAR_VERSION:-4.2.4}
+        pulsar-conformance up --name external-local --clusters us-east --metadata zk --oxia --pulsar-version "$release" \
+            --port us-east.broker=16650 --port us-east.web=18080 --json > "$out/up.json"
+        py="$(dirname "$(command -v pulsar-conformance)")/python"
+        "$py" - "$out/up.json" "$file" "$out/deployment.yaml" <<'PYTHON'
+import json
+import re
+import sys
+
+up = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+text = re.sub(r"zookeeper: \S+", "zookeeper: " + up["services"]["zookeeper"]["url"].removeprefix("zk:"), text, count=1)
+text = re.sub(r"target: oxia://\S+", "target: " + up["services"]["oxia"]["url"], text, count=1)
+open(sys.argv[3], "w").write(text)
+PYTHON
+        file="$out/deployment.yaml"
+        # a migration cannot be undone: these clusters are thrown away at the end
+        external_options=(--allow-irreversible)
+        local_options=(--pulsar-version "$release") ;;
     client-failover)
         # each cluster trusts its own token secret, as the local PIP121-R06 clusters do (on clusters
         # without authentication any client would pass R06). `up` has no option for it: the same
@@ -134,7 +163,7 @@ set -e
 cleanup
 
 set +e
-pulsar-conformance certify --profile "$profile" --out "$out/local" "$@"
+pulsar-conformance certify --profile "$profile" --out "$out/local" "${local_options[@]}" "$@"
 echo "local: exit $?" | tee -a "$out/exits.txt"
 pulsar-conformance compare "$out/local" "$out/external" > "$out/compare.txt"
 echo "compare: exit $?" | tee -a "$out/exits.txt"
