@@ -3,11 +3,13 @@
 ``pulsar-conformance plan --deployment FILE --profile P [--json] [--allow-irreversible] [--offline]``
 lists, per requirement the profile certifies, whether it can be judged on this deployment and, if
 not, what is missing with the fix: a role the file does not map, a fault without a command, a
-broker setting read from the clusters' runtime configuration, scenarios deselected as irreversible. It also lists every fault command the
-file names (the program resolved on PATH) and what the run creates and changes on the clusters.
+broker setting read from the clusters' runtime configuration, a requirement the protocol's scenarios cannot
+judge on an external deployment at all (its ``external_gaps``), scenarios deselected as irreversible. It also
+lists every fault command the file names (the program resolved on PATH) and what the run creates and changes on
+the clusters.
 
 The judgement is per protocol (descriptors' ``roles``, ``faults``, ``broker_settings``,
-``irreversible``): a requirement is "judged" when everything its protocol's
+``irreversible``, ``external_gaps``): a requirement is "judged" when everything its protocol's
 scenarios need is there, "partly" when some scenarios will be unknown for want of a fault
 command or a setting, "not judged" when none can run.
 
@@ -85,13 +87,14 @@ def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_set
     requirements = {r.id: r for r in load_requirements()}
     declared = profile.declared(requirements.values())
     settings = _settings(deployment, profile, read_settings)
-    per_protocol = {p.area: _protocol(deployment, p, settings, allow_irreversible) for p in profile.protocols()}
+    protocols = {p.area: p for p in profile.protocols()}
+    per_protocol = {area: _protocol(deployment, p, settings, allow_irreversible) for area, p in protocols.items()}
     rows = []
     for rid in declared:
         area = requirements[rid].area
         judged = per_protocol.get(area) or {"status": "not judged", "missing": [{
             "what": f"no live scenario of this profile covers {area}", "fix": "certify its own profile"}]}
-        judged = _gaps(judged, rid, next((p for p in profile.protocols() if p.area == area), None))
+        judged = _gaps(judged, rid, protocols.get(area))
         rows.append({"requirement": rid, "area": area, "status": judged["status"], "missing": judged["missing"]})
     return {"deployment": deployment.source, "profile": profile.name,
             "roles": {r: deployment.cluster_of(r) for r in profile.roles()},
@@ -112,7 +115,7 @@ def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) ->
                                                      "fix": role_fix([r])} for r in missing_roles]}
     missing = []
     for action in protocol.faults:
-        lacking = _lacking_fault(deployment, protocol.roles, action)
+        lacking = lacking_fault(deployment, protocol.roles, action)
         if lacking:
             component, _, name = action.rpartition(".")
             where = "link: <peer>: " if action in LINK_ACTIONS else f"{component or 'cluster'}: "
@@ -158,7 +161,9 @@ def _gaps(judged: dict, rid: str, protocol) -> dict:
         "what": gaps["*"], "fix": "certify once per scenario, each on a fresh cluster"}]}
 
 
-def _lacking_fault(deployment, roles, action: str) -> list[str]:
+def lacking_fault(deployment, roles, action: str) -> list[str]:
+    """The clusters (or ``a -> b`` links) among ``roles`` whose file gives no command for ``action`` (a link action,
+    a cluster action, or ``component.action``); a restart is given by stop (or kill) and start."""
     book = deployment.faults
     if action in LINK_ACTIONS:
         pairs = permutations([deployment.cluster_of(r) for r in roles], 2)
