@@ -138,6 +138,18 @@ def flag_state(value: bytes | None, version: int | None) -> dict:
     return {"phase": doc["phase"], "target": doc.get("targetUrl"), "version": version}
 
 
+def read_flag(zk, path: str = FLAG_PATH) -> dict:
+    """The migration flag's state read with an open kazoo client (no node: NOT_STARTED)."""
+    # lazy: kazoo is the pulsar extra's, loaded where a store is read
+    from kazoo.exceptions import NoNodeError
+
+    try:
+        value, stat = zk.get(path)
+    except NoNodeError:
+        return flag_state(None, None)
+    return flag_state(value or b"", stat.version)
+
+
 class ZooKeeperFlag(_Series):
     """Every change of the migration flag in the source ZooKeeper (``FLAG_PATH``, read with kazoo
     outside Pulsar): the phase the coordinator wrote, whatever the status endpoint answers (4.2.4's
@@ -150,16 +162,10 @@ class ZooKeeperFlag(_Series):
         self._opened = ExitStack()  # the series' one client (a poll every 50 ms), stopped by close()
 
     def read(self) -> dict | None:
-        from kazoo.exceptions import NoNodeError
-
         try:
             if self._zk is None:
                 self._zk = self._opened.enter_context(stores.zookeeper_client(self.hosts, 10))
-            try:
-                value, stat = self._zk.get(self.path)
-            except NoNodeError:
-                return flag_state(None, None)
-            return flag_state(value or b"", stat.version)
+            return read_flag(self._zk, self.path)
         except Exception:  # noqa: BLE001 - a poll without an answer is counted, the next one tries again
             self.close()
             return None

@@ -137,7 +137,7 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
                   judged=tuple(judged))
     out.log_marks = _log_marks("\n".join(deployment.broker_log(cluster_name).splitlines()[log_from:]))
     if plan.fault == "participant":  # did the restarted bookie become a bookie again (F-454-13)?
-        out.fault["registered_after_restart"] = _registered_bookie(deployment, cluster_name, out.fault["participant"])
+        out.fault["registered_after_restart"] = _registered_bookie(deployment, where, out.fault["participant"])
     out.kept = observe.kept(admin, TENANT, BASE, prober.writes)
     if "COMPLETED" in (phases.current(), flag.current()):  # the flag says so where the status does not (F-454-10)
         _after_cutover(deployment, where, out, prober, line)
@@ -160,12 +160,12 @@ def _participant(deployment, cluster_name: str) -> str:
     return [c.name for c in deployment.components(cluster_name, "bookie")][-1]
 
 
-def _registered_bookie(deployment, cluster_name: str, name: str) -> bool | None:
+def _registered_bookie(deployment, where, name: str) -> bool | None:
     """Whether bookie ``name`` is registered (``/ledgers/available/<host:port>``) in the source store: a
     JVM that runs is not a bookie that serves (4.2.4's bookie whose registration is refused stays alive)."""
-    port = deployment.record["clusters"][cluster_name]["components"][name]["bookie"]
+    port = deployment.record["clusters"][where.cluster]["components"][name]["bookie"]
     try:
-        with stores.zookeeper_client(site.of(deployment, cluster_name).zookeeper, 10) as zk:
+        with stores.zookeeper_client(where.zookeeper, 10) as zk:
             return zk.exists(f"/ledgers/available/127.0.0.1:{port}") is not None
     except Exception:  # noqa: BLE001 - not known, said as None
         return None

@@ -111,16 +111,9 @@ class ExternalSite:
 def unmigrated(where) -> str | None:
     """None when the source ZooKeeper's migration flag says NOT_STARTED; else why the scenario cannot run
     there (a flag another run left, or a store the suite cannot read), with the fix."""
-    # lazy: kazoo is the pulsar extra's, loaded where a store is read
-    from kazoo.exceptions import NoNodeError
-
     try:
         with stores.zookeeper_client(where.zookeeper, 15) as zk:
-            try:
-                value, stat = zk.get(observe.FLAG_PATH)
-                state = observe.flag_state(value or b"", stat.version)
-            except NoNodeError:
-                return None
+            state = observe.read_flag(zk)
     except Exception as error:  # noqa: BLE001 - kazoo's timeouts and connection errors alike: said
         return (f"the source ZooKeeper {where.zookeeper} could not be read ({type(error).__name__}): check "
                 "metadata_migration.zookeeper in the deployment file, and that this machine reaches it")

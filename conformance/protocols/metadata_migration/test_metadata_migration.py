@@ -62,16 +62,23 @@ def _run(migrating, certify_run, request, name: str, checks: tuple[str, ...], pl
     """Run the scenario; a run that cannot judge (no deployment, the target server broken by itself)
     leaves every check unknown and breaks the test here."""
     deployment, problem = migrating
-    run_dir = certify_run.directory("captures", name)
-    out = scenario.run(deployment, run_dir, name, plan, judged=checks) if not problem else None
-    rec = Recorder(certify_run, request, out or _Nothing(run_dir), CHECKS)
     if problem:
-        rec.record(row(f"metadata-migration/{name}/{check}", None, problem) for check in checks)
-    elif out.target_broken:
-        rec.record(judge.judge(out))
-    else:
+        _not_judged(certify_run, request, name, checks, problem)  # raises VerdictUnknown: every row is unknown
+    out = scenario.run(deployment, certify_run.directory("captures", name), name, plan, judged=checks)
+    rec = Recorder(certify_run, request, out, CHECKS)
+    if not out.target_broken:
         return out, rec
+    rec.record(judge.judge(out))
     rec.finish()  # raises VerdictUnknown: every row is unknown
+
+
+def _not_judged(certify_run, request, name: str, checks, reason: str, make=None) -> None:
+    """Each of scenario ``name``'s checks without a verdict, for ``reason``: unknown (``row``), or ``make`` (e.g.
+    ``not_applicable``); finish() raises VerdictUnknown when they are unknown."""
+    rec = Recorder(certify_run, request, _Nothing(certify_run.directory("captures", name)), CHECKS)
+    rec.record((make(f"metadata-migration/{name}/{check}", reason) if make else
+                row(f"metadata-migration/{name}/{check}", None, reason)) for check in checks)
+    rec.finish()
 
 
 class _Nothing:
@@ -120,18 +127,15 @@ def test_participant_killed_during_preparation(certify_run, request):
     scenario), so the checks are not applicable there and no deployment is started."""
     shape = topology.from_environment()
     if os.environ.get("PULSAR_CONFORMANCE_EXTERNAL"):
-        reason = ("not built for an external deployment: the scenario pauses one bookie of the suite's own topology "
-                  "and reads its registration by the port the suite gave it")
-        rec = Recorder(certify_run, request, _Nothing(certify_run.directory("captures", "participant-killed")), CHECKS)
-        rec.record(row(f"metadata-migration/participant-killed/{check}", None, reason) for check in PARTICIPANT_CHECKS)
-        rec.finish()
-        return  # finish() raised VerdictUnknown: every row is unknown
+        _not_judged(certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
+                    "not built for an external deployment: the scenario pauses one bookie of the suite's own topology "
+                    "and reads its registration by the port the suite gave it")
+        return  # finish() raised VerdictUnknown already: every row is unknown
     if shape is None or shape.bookies < 2:
-        reason = ("a participant apart from the coordinator needs a cluster topology of 2 bookies or more "
-                  "(certify --topology cluster); a standalone's one process is participant and coordinator")
-        rec = Recorder(certify_run, request, _Nothing(certify_run.directory("captures", "participant-killed")), CHECKS)
-        rec.record(not_applicable(f"metadata-migration/participant-killed/{check}", reason) for check in PARTICIPANT_CHECKS)
-        rec.finish()
+        _not_judged(certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
+                    "a participant apart from the coordinator needs a cluster topology of 2 bookies or more "
+                    "(certify --topology cluster); a standalone's one process is participant and coordinator",
+                    make=not_applicable)
         return
     migrating = request.getfixturevalue("migrating")
     out, rec = _run(migrating, certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
@@ -145,16 +149,14 @@ def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_
     and a source other than ZooKeeper (a standalone on its RocksDB store, to the same Oxia)."""
     deployment, _ = migrating
     if os.environ.get("PULSAR_CONFORMANCE_EXTERNAL"):
-        reason = "not built for an external deployment: the scenario starts a second cluster (a RocksDB standalone)"
-        rec = Recorder(certify_run, request, _Nothing(certify_run.directory("captures", "other-target")), CHECKS)
-        rec.record([row("metadata-migration/other-target/other-target", None, reason)])
-        rec.finish()
+        _not_judged(certify_run, request, "other-target", ("other-target",),
+                    "not built for an external deployment: the scenario starts a second cluster (a RocksDB standalone)")
         return
-    target = f"{site.of(deployment, CLUSTER).zookeeper_url()}/migrated" if deployment else None
+    where = site.of(deployment, CLUSTER) if deployment else None
     out, rec = _run(migrating, certify_run, request, "other-target", ("other-target",),
-                    scenario.Plan(nodes=5, rate=0, target=target, timeout_s=60))
+                    scenario.Plan(nodes=5, rate=0, target=where and f"{where.zookeeper_url()}/migrated", timeout_s=60))
     rocksdb = pulsar_deployment_factory(["rho"], name=f"metadata-migration-rocksdb-{os.getpid()}", pulsar_version=_release())
-    other_source = observe.start(rocksdb.clusters["rho"].admin(), site.of(deployment, CLUSTER).target_url)
+    other_source = observe.start(rocksdb.clusters["rho"].admin(), where.target_url)
     out.other_source = other_source.__dict__ | {"ok": other_source.ok}
     # bad input, what Pulsar answers (evidence, not a verdict): an Oxia target nobody listens on
     closed = ports.free_port()

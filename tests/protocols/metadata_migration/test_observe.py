@@ -96,3 +96,25 @@ def test_the_coordinator_killed_evidence_reads_the_flag_node(monkeypatch):
     monkeypatch.setattr(scenario.stores, "zookeeper_client", _client_of(zk))
     assert scenario._flag(2181) == '{"phase":"PREPARATION","targetUrl":"oxia://x"}'
     assert zk.paths == [observe.FLAG_PATH]
+
+
+def test_an_external_cluster_is_migrated_only_while_its_flag_says_not_started(monkeypatch):
+    """site.unmigrated: an operator's cluster whose flag another run left (COMPLETED, FAILED, ...) or whose
+    ZooKeeper cannot be read leaves the scenario unknown with the fix; no flag node is NOT_STARTED."""
+    from pulsar_conformance.conformance.protocols.metadata_migration import site
+
+    where = SimpleNamespace(zookeeper="zk-1.staging:2181")
+    monkeypatch.setattr(site.stores, "zookeeper_client", _client_of(FakeZooKeeper(None)))
+    assert site.unmigrated(where) is None
+    monkeypatch.setattr(site.stores, "zookeeper_client",
+                        _client_of(FakeZooKeeper(b'{"phase":"COMPLETED","targetUrl":"oxia://x"}')))
+    said = site.unmigrated(where)
+    assert "says COMPLETED" in said and "certify --select" in said
+
+    @contextmanager
+    def unreachable(hosts, timeout):
+        raise TimeoutError("connection lost")
+        yield
+    monkeypatch.setattr(site.stores, "zookeeper_client", unreachable)
+    said = site.unmigrated(where)
+    assert "zk-1.staging:2181 could not be read (TimeoutError)" in said and "metadata_migration.zookeeper" in said
