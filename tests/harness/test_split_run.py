@@ -14,13 +14,15 @@ RUNNER = Path(split_run.__file__)
 def test_without_a_selection_offline_tests_share_the_cores_and_live_ones_run_alone():
     offline, live = split_run.commands(["tests/a", "tests/b"], "10", [])
     assert offline[3:] == ["tests/a", "tests/b", "-m", "not (pulsar or spark or docker)", "-n", "2", "--durations=10"]
-    assert live[3:] == ["tests/a", "tests/b", "-m", "pulsar or spark or docker", "--durations=10"]
+    assert live[3:] == ["tests/a", "tests/b", "-m", "(pulsar or spark or docker) and not outside_ci", "--durations=10"]
     assert "-n" not in live  # a live test never shares the cores with another test
 
 
 def test_a_selection_is_one_ordinary_run():
     (only,) = split_run.commands(["tests/a"], "15", ["-k", "certify"])
     assert only[3:] == ["tests/a", "--durations=15", "-k", "certify"]
+    (kept_out,) = split_run.commands(["tests/a"], "15", ["-m", "outside_ci"])  # how the runs CI leaves out are run
+    assert kept_out[-2:] == ["-m", "outside_ci"]
 
 
 def test_no_path_is_a_usage_error_and_runs_nothing():
@@ -32,9 +34,10 @@ def test_a_failing_half_fails_the_run_and_the_other_half_still_runs(tmp_path):
     (tmp_path / "test_halves.py").write_text(
         "import pytest\n"
         "def test_offline_fails():\n    assert False\n"
-        "@pytest.mark.pulsar\ndef test_live_runs():\n    open(__file__ + '.live', 'w').close()\n")
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    pulsar: x\n    spark: x\n    docker: x\n")
+        "@pytest.mark.pulsar\ndef test_live_runs():\n    open(__file__ + '.live', 'w').close()\n"
+        "@pytest.mark.pulsar\n@pytest.mark.outside_ci\ndef test_kept_out():\n    open(__file__ + '.out', 'w').close()\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    pulsar: x\n    spark: x\n    docker: x\n    outside_ci: x\n")
     done = subprocess.run([sys.executable, str(RUNNER), str(tmp_path / "test_halves.py")], cwd=tmp_path,
                           capture_output=True, text=True)
     assert done.returncode == 1, done.stdout[-2000:]
-    assert (tmp_path / "test_halves.py.live").exists()
+    assert (tmp_path / "test_halves.py.live").exists() and not (tmp_path / "test_halves.py.out").exists()

@@ -47,6 +47,9 @@ def test_a_tls_client_follows_greens_tls_url(tmp_path):
     assert rc in (0, 1) or (rc == 2 and any(r.startswith("narrowed:") for r in summary["reasons"])), summary["reasons"]
 
 
+# Outside CI (110 s of its hour: the stranded clients wait out the 40 s drain): CI judges this observation offline
+# (test_tls_hazard.py, the same rows); run it live with `tox -e protocols -- -m outside_ci` (docs/cluster-migration.md)
+@pytest.mark.outside_ci
 def test_without_a_tls_url_the_stranded_tls_client_is_a_configuration_hazard_not_a_failure(tmp_path):
     out = tmp_path / "no-url"
     rc, summary = _certify(out, "on-no-tls-url")
