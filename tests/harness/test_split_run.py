@@ -28,6 +28,8 @@ def test_a_selection_is_one_ordinary_run():
 def test_no_path_is_a_usage_error_and_runs_nothing():
     done = subprocess.run([sys.executable, str(RUNNER), "--durations", "5"], capture_output=True, text=True)
     assert done.returncode == 4 and "split_run.py PATH" in done.stderr
+    done = subprocess.run([sys.executable, str(RUNNER), "tests/a", "--durations"], capture_output=True, text=True)
+    assert done.returncode == 4 and "--durations" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_failing_half_fails_the_run_and_the_other_half_still_runs(tmp_path):
@@ -41,3 +43,12 @@ def test_a_failing_half_fails_the_run_and_the_other_half_still_runs(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 1, done.stdout[-2000:]
     assert (tmp_path / "test_halves.py.live").exists() and not (tmp_path / "test_halves.py.out").exists()
+
+
+def test_a_path_with_offline_tests_only_passes_and_one_with_none_fails(tmp_path):
+    (tmp_path / "test_offline.py").write_text("def test_offline():\n    pass\n")
+    (tmp_path / "test_nothing.py").write_text("X = 1\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    pulsar: x\n    spark: x\n    docker: x\n    outside_ci: x\n")
+    run = [sys.executable, str(RUNNER)]
+    assert subprocess.run([*run, "test_offline.py"], cwd=tmp_path, capture_output=True).returncode == 0
+    assert subprocess.run([*run, "test_nothing.py"], cwd=tmp_path, capture_output=True).returncode == 5
