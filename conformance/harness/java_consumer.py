@@ -27,6 +27,12 @@ class JavaDrain:
     said: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    @property
+    def completed(self) -> bool:
+        """The JVM drained and ended by itself (it said "drained"): its rows are the client's behaviour.
+        Otherwise it never subscribed, or died or hung: what it did not receive says nothing of Pulsar."""
+        return self.received is not None and self.exit_code == 0
+
     def to_json(self) -> dict:
         return {"java_client": self.version, "received": self.received, "exit_code": self.exit_code,
                 "said": self.said[-5:], "errors": self.errors[:5]}
@@ -55,6 +61,7 @@ def drain(capture, cluster, topic: str, subscription: str, sub_type: str, run_di
             out = expired.stdout or b""  # bytes whatever text= says (subprocess.TimeoutExpired)
             said = (out.decode(errors="replace") if isinstance(out, bytes) else out).splitlines()
             said, code = said + ["killed: outlived its timeout"], None
+    (run_dir / f"java-{name}-stdout.txt").write_text("".join(f"{line}\n" for line in said))
     drained = next((line for line in said if line.startswith("drained ")), None)
     errors = java_process.append_events(capture, events, topic, subscription, lambda _url: label)
     return JavaDrain(version, int(drained.split()[2]) if drained else None, code, said, errors)

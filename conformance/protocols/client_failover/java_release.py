@@ -17,8 +17,9 @@ from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION, 
 
 POM = Path(__file__).resolve().parent / "java-client-pom.xml"
 VERSION_ENV = "PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION"
+# the release's root pom (imported for its dependencyManagement) is the first thing Maven misses
 _MISSING = re.compile(r"pulsar-client-original:jar:\S+ (was not found|.*Could not find)|Could not find artifact "
-                      r"org\.apache\.pulsar:pulsar-client-original")
+                      r"org\.apache\.pulsar:pulsar(-client-original|:pom)|org\.apache\.pulsar:pulsar:pom:\S+ was not found")
 
 def wanted_version(deployment=None) -> str:
     """The Java client release to run: the option, else the deployment's own Pulsar release."""
@@ -38,7 +39,7 @@ def resolve(text: str) -> maven.Classpath:
         raise UsageError(f"Java client version: {error.problem}",
                          f"pass --java-client-version like {DEFAULT_PULSAR_VERSION} (3.0 or later), or drop it to run "
                          "the deployment's Pulsar release") from None
-    cached = maven.cache_dir() / "java-client" / f"{version}.txt"
+    cached = maven.cache_file("java-client", version, POM)
     found = maven.cached_classpath(cached, version)
     if found is not None:
         return found
@@ -47,6 +48,7 @@ def resolve(text: str) -> maven.Classpath:
     command = ["mvn", "-B", "-q", "-f", str(POM), "--global-settings", str(maven.POM.parent / "settings.xml"),
                f"-Dpulsar.client.version={version}", f"-Dslf4j.binding={version.slf4j_binding}",
                f"-Dstandin.repo.url={maven.stand_in_repo(version).as_uri()}",
+               *(["-Dpulsar.gradle=true"] if version.gradle_built else []),
                "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
     started = time.monotonic()
     try:
@@ -69,5 +71,6 @@ def resolve(text: str) -> maven.Classpath:
                          "check that Maven Central is reachable (MAVEN_OPTS for a proxy), or pick another "
                          "--java-client-version")
     entries = [e for e in partial.read_text().strip().split(os.pathsep) if e]
+    maven.check_jackson(entries, f"Java client {version}")
     partial.replace(cached)
     return maven.Classpath(str(version), entries, download_seconds=time.monotonic() - started)

@@ -164,6 +164,13 @@ def _drain_with_java(deployment, capture, b, topic: str, plan: Plan, run_dir: Pa
                                name="c-b", label="green", quiet_s=4.0, timeout_s=DRAIN_S, replicate=True)
     line.mark(f"B: the Java client {done.version} received {done.received} and ended (exit {done.exit_code})"
               + (f"; errors: {done.errors[:2]}" if done.errors else ""))
+    if not done.completed:
+        # a consumer that never subscribed delivers nothing, which the judge would read as B losing every
+        # message (TM-R02): a harness fault (its classpath, its JVM), never a verdict on Pulsar
+        last = next((x for x in reversed(done.said) if x.startswith(("error ", "retry ", "killed", "timeout"))),
+                    done.said[-1] if done.said else "(it said nothing)")
+        raise RuntimeError(f"the Java consumer on B (pulsar-client-original {done.version}) did not drain to its end "
+                           f"(exit {done.exit_code}): {last[:300]}; its command line, stdout and stderr are in {run_dir}")
     return done
 
 
