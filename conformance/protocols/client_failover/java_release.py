@@ -39,17 +39,15 @@ def resolve(text: str) -> maven.Classpath:
         raise UsageError(f"Java client version: {error.problem}",
                          f"pass --java-client-version like {DEFAULT_PULSAR_VERSION} (3.0 or later), or drop it to run "
                          "the deployment's Pulsar release") from None
-    cached = maven.cache_file("java-client", version, POM)
+    properties = maven.release_properties(version, "pulsar.client.version")
+    cached = maven.cache_file("java-client", version, POM, properties)
     found = maven.cached_classpath(cached, version)
     if found is not None:
         return found
     cached.parent.mkdir(parents=True, exist_ok=True)
     partial = cached.with_suffix(".partial")
     command = ["mvn", "-B", "-q", "-f", str(POM), "--global-settings", str(maven.POM.parent / "settings.xml"),
-               f"-Dpulsar.client.version={version}", f"-Dslf4j.binding={version.slf4j_binding}",
-               f"-Dstandin.repo.url={maven.stand_in_repo(version).as_uri()}",
-               *(["-Dpulsar.gradle=true"] if version.gradle_built else []),
-               "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
+               *properties, "-Dmdep.includeScope=runtime", f"-Dmdep.outputFile={partial}", "dependency:build-classpath"]
     started = time.monotonic()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
