@@ -124,7 +124,8 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
         reasons.append(f"{tests['skipped']} test(s) skipped: a certification has no skips "
                        "(narrow the profile with --exclude to certify without them)")
     if tests.get("errors"):
-        reasons.append(f"{tests['errors']} test(s) broken (infrastructure or unknown verdict)")
+        reasons.append(f"{tests['errors']} test(s) broken (infrastructure, the suite itself or an unknown verdict: "
+                       "each test's message says which; none is a verdict on the product)")
     if tests.get("timed_out"):
         reasons.append(f"{tests['timed_out']} scenario(s) stopped at the time limit: no verdict "
                        "(where each was stuck is its test's failure text)")
