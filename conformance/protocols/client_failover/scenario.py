@@ -185,6 +185,13 @@ def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic
         finally:
             client.kill()
         errors = client.copy_into(capture)
+    if client.drained() is None:
+        # the JVM ended before its drain (a crash, its own time limit, a classpath that does not run): what
+        # it never received is not Pulsar losing it, so no verdict is drawn from this run
+        last = client.lines[-1] if client.lines else "(it said nothing)"
+        raise RuntimeError(f"the Java failover client (pulsar-client-original {client.version}) did not drain to its "
+                           f"end ({'; '.join(hung) or 'no drained line'}; its last words: {last[:300]}); its command "
+                           f"line and stderr are in {run_dir}")
     return _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
                      java={"version": client.version, "failed_probes": client.failed_probes(),
                            "switch_log": client.switch_log(),

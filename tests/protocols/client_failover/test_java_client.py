@@ -170,3 +170,39 @@ def test_secondaries_of_several_brokers_each_reach_the_harness_whole(tmp_path):
     assert parts == [urls["s1"], urls["s2"]]
     # the harness splits where the client joined
     assert f'get("secondaries").split("{java_client.SECONDARY_SEPARATOR}")' in java_client.HARNESS.read_text()
+
+
+class _EndedEarly:
+    """A Java failover client whose JVM ended before its drain (stands for a crash or a classpath that
+    does not run): attached and sending, then gone with exit 5 and no "drained" line."""
+
+    def __init__(self, *args, **kwargs):
+        self.version, self.lines, self.provider = "4.0.1", ["ready 1", "error java.lang.NoSuchFieldError: INSTANCE"], None
+        self.attached = [SimpleNamespace(at_ns=1, cluster="primary")]
+
+    def start(self):
+        pass
+
+    def current(self):
+        return "primary"
+
+    def stop(self):
+        return "Java harness exited 5"
+
+    def kill(self):
+        pass
+
+    def copy_into(self, capture):
+        return []
+
+    def drained(self):
+        return None
+
+
+def test_a_java_failover_client_that_ended_before_its_drain_stops_the_scenario(tmp_path, monkeypatch):
+    """Nothing it did not receive is charged to Pulsar (PIP121-R11 lost sends): the run is broken, not judged."""
+    from pulsar_conformance.conformance.protocols.client_failover import scenario
+
+    monkeypatch.setattr(scenario, "JavaFailoverClient", _EndedEarly)
+    with pytest.raises(RuntimeError, match="did not drain to its end .*exited 5.*NoSuchFieldError"):
+        scenario.run_java(deployment(), tmp_path, "ended-early", JAVA, TOPIC, [], seed=1)

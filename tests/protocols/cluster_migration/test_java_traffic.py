@@ -195,8 +195,18 @@ def test_a_gone_jvm_refuses_new_handles_and_its_events_are_copied_once(tmp_path)
         late = traffic.add_producer(TOPIC, "p-new", rate=20.0)
         assert late.attach_error.startswith("the Java harness is gone") and late.created_ns
         assert "creating p-new through blue failed" in traffic.refusal("p-new")
-        traffic.stop(drain_seconds=0.1)
+        # a JVM that did not end by itself (here its own time limit, exit 3) stops the scenario: no verdict
+        with pytest.raises(RuntimeError, match="did not end by itself .exit 3"):
+            traffic.stop(drain_seconds=0.1)
         traffic.close()  # the scenario's finally closes again: nothing is copied twice
         assert "Java traffic harness exited 3" in traffic.errors
         assert traffic.evidence()["java"]["exit_code"] == 3
     assert [r["kind"] for r in evidence.rows(evidence.read_capture(tmp_path / "run"))] == ["send_ok"]
+
+
+def test_control_a_jvm_that_ended_by_itself_stops_without_an_error(tmp_path):
+    with Capture(tmp_path / "run") as capture:
+        traffic = java_traffic.JavaTraffic(capture, SimpleNamespace(name="blue"), [], run_dir=tmp_path, version="4.2.4")
+        traffic.proc = _FakeJvm(0)
+        traffic.stop(drain_seconds=0.1)
+        assert not any("exited" in e for e in traffic.errors)
