@@ -382,6 +382,11 @@ def acknowledged_lost(columns: dict[str, list], backlogs: dict[str, dict] | None
     if backlogs is None:
         return False, (f"{len(missing)} of {len(sent)} acknowledged sends never delivered (clusters' backlogs not "
                        "read)"), figures
+    if not delivered and backlogs and all(b.get("subscribed") is False for b in backlogs.values()):
+        # the consumer never subscribed on any cluster (its attach failed): no cluster kept a message for it,
+        # so what it never read says nothing of what an acknowledged send is owed
+        return None, (f"{len(missing)} of {len(sent)} acknowledged sends never delivered, but the consumer never "
+                      f"subscribed on any cluster ({', '.join(sorted(backlogs))}): not judged"), figures
     where: dict[str, set] = {}
     unreadable = []
     for cluster, backlog in backlogs.items():

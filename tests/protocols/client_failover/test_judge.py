@@ -56,3 +56,16 @@ def test_a_backlog_that_could_not_be_read_leaves_missing_sends_unknown():
 def test_backlogs_not_read_judges_as_before():
     ok, said, _ = acknowledged_lost(capture(SENT, SENT[:8]), None, "s1", drain_complete=True)
     assert ok is False and "not read" in said
+
+
+def test_a_consumer_that_never_subscribed_anywhere_leaves_the_sends_unknown():
+    """3.1.0's sweep cell: the consumer's attach timed out during the kills, no cluster had its subscription,
+    and 2066 acknowledged sends were read by nobody: not "lost" (no subscription kept them), not judged."""
+    never = {"msg_backlog": 0, "uids": [], "complete": True, "subscribed": False}
+    ok, said, _ = acknowledged_lost(capture(SENT, []), {"primary": never, "s1": never, "s2": never}, "primary",
+                                    drain_complete=False)
+    assert ok is None and "never subscribed" in said
+    # control: subscribed on one cluster, the same sends in no backlog are lost
+    subscribed = dict(never, subscribed=True)
+    assert acknowledged_lost(capture(SENT, []), {"primary": subscribed, "s1": never}, "primary",
+                             drain_complete=False)[0] is False
