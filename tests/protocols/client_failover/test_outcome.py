@@ -73,3 +73,30 @@ def test_a_judge_that_raises_leaves_its_requirements_unknown(tmp_path):
     rows = judge.judge(out)
     assert rows[-1].raised and rows[-1].check == "client-failover/java-kill-primary/java_kill_primary/raised"
     assert "PIP121-R04" in rows[-1].requirements
+
+
+def _stale(run_dir, died_after_s: float, failover_s: float = 2.0) -> Outcome:
+    """java-stale-failure as the sweep recorded it: s1 dies 1.2 s before the switch-back (failed probes 1.0 and
+    0.5 s before it), the primary dies ``died_after_s`` after the switch-back, the client is on s2 ``failover_s`` later."""
+    back, died = T0 + 14 * S, T0 + 14 * S + int(died_after_s * S)
+    events = [Event(T0 + 2 * S, "down", "primary"), Event(T0 + 5 * S, "switch", "s1", "primary"),
+              Event(T0 + 9 * S, "up", "primary"), Event(back - 1_200_000_000, "down", "s1"),
+              Event(back, "switch", "primary", "s1"), Event(died, "down", "primary"),
+              Event(died + int(failover_s * S), "switch", "s2", "primary")]
+    probes = [[back - S, "s1"], [back - S // 2, "s1"]] + [[died + i * S // 2, "primary"] for i in range(1, 4)]
+    return Outcome("java-stale-failure", run_dir, JAVA, T0, events, [], {"valid": True, "events": 300, "anomalies": {}},
+                   150, [], [], java={"release": "3.2.2", "failed_probes": probes, "drained": None, "switch_log": []},
+                   backlogs={c: {"uids": [], "complete": True, "msg_backlog": 0} for c in ("primary", "s1", "s2")},
+                   drain_complete=True, marks={"back": back}, credentials=Credentials(), columns=_columns(150))
+
+
+def test_the_stale_failure_is_judged_only_when_the_primary_died_before_the_next_check(tmp_path):
+    """F-121-1's trap is set only if no successful probe of the primary comes between the switch-back and its
+    death: the sweep's 3.2.2 and 3.2.3 runs killed it 1.72 s and 5.68 s after, and their passes meant nothing."""
+    early = {r.check.rsplit("/", 1)[-1]: r for r in judge.judge(_stale(tmp_path, 0.1))}["waited-for-delay"]
+    assert early.ok is False  # 2.0 s after the kill, where failoverDelay is 2.8 s: F-121-1
+    late = {r.check.rsplit("/", 1)[-1]: r for r in judge.judge(_stale(tmp_path, 1.72, failover_s=3.3))}
+    assert late["waited-for-delay"].ok is None, late["waited-for-delay"].evidence
+    assert "later than the client's next check" in late["waited-for-delay"].evidence
+    # an early failover fails whenever the primary died: the trap or not, failoverDelay was not waited for
+    assert {r.check.rsplit("/", 1)[-1]: r for r in judge.judge(_stale(tmp_path, 1.72))}["waited-for-delay"].ok is False
