@@ -14,6 +14,16 @@ from pathlib import Path
 from pulsar_conformance.fixtures.capture.clients import logical_topic
 from pulsar_conformance.fixtures.capture.schema import KINDS, RECEIVE, SEND_KINDS, split_uid
 
+# what a Java program says as it gives up (Harness.java's own lines, and java_consumer's for a killed JVM)
+_LAST_WORDS = ("error ", "retry ", "timeout", "close ", "killed")
+
+
+def last_words(lines: list[str]) -> str:
+    """What a Java program that ended early said last of why: its last error, retry, timeout, close or kill
+    line, else its last line; for the error a scenario raises when the program did not run to its end."""
+    said = next((x for x in reversed(lines) if x.startswith(_LAST_WORDS)), lines[-1] if lines else "(it said nothing)")
+    return said[:300]
+
 
 def auth_environment(cluster, auth: tuple[str, str] | None = None) -> dict[str, str]:
     """The environment a Java program reads its credentials from (never argv, which any process may

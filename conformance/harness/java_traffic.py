@@ -194,10 +194,9 @@ class JavaTraffic:
         if self.proc.returncode != 0:
             # the program bounds its drain and its clients' close and ends 0 by itself: any other end (a crash,
             # its own time limit, killed) cut the run short, and what it did not record is not Pulsar's doing
-            last = next((x for x in reversed(self.lines) if x.startswith(("error ", "timeout", "close "))),
-                        self.lines[-1] if self.lines else "(it said nothing)")
             raise RuntimeError(f"the Java traffic harness (pulsar-client-original {self.version}) did not end by itself "
-                               f"(exit {self.proc.returncode}; {last[:300]}): no verdict from this run; its command "
+                               f"(exit {self.proc.returncode}; {java_process.last_words(self.lines)}): no verdict from "
+                               "this run; its command "
                                f"line, events and stderr are in {self.run_dir}")
 
     def close(self) -> None:

@@ -325,7 +325,7 @@ def java_stale_failure(out: Outcome, prefix: str):
         text += "; " + _as_probe_counter(out, again)
         text = (f"s1 died {round((back.at_ns - s1_down.at_ns) / S, 3)} s before the switch-back (its first failed "
                 f"probe {round((back.at_ns - s1_failed[0]) / S, 3)} s before it); the primary died "
-                f"{round((second_down.at_ns - back.at_ns) / S, 3)} s after the switch-back; {text}")
+                f"{round(died_after_s, 3)} s after the switch-back; {text}")
         waited = figures["switch_s"] >= cfg.failover_delay_ms / 1000
         if waited and not in_time:  # an early failover fails whenever it comes; a wait proves nothing of the trap
             waited, text = None, (f"the stale-failure set-up was not reached: the primary died later than the client's "

@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.wait import wait_until
 
-from ...harness import evidence, timeline
+from ...harness import evidence, java_process, timeline
 from ...harness import outcome as saved
 from ...harness.traffic import Sub, Traffic
 from . import observe, trace
@@ -188,10 +188,9 @@ def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic
     if client.drained() is None:
         # the JVM ended before its drain (a crash, its own time limit, a classpath that does not run): what
         # it never received is not Pulsar losing it, so no verdict is drawn from this run
-        last = client.lines[-1] if client.lines else "(it said nothing)"
         raise RuntimeError(f"the Java failover client (pulsar-client-original {client.version}) did not drain to its "
-                           f"end ({'; '.join(hung) or 'no drained line'}; its last words: {last[:300]}); its command "
-                           f"line and stderr are in {run_dir}")
+                           f"end ({'; '.join(hung) or 'no drained line'}; its last words: "
+                           f"{java_process.last_words(client.lines)}); its command line and stderr are in {run_dir}")
     return _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
                      java={"version": client.version, "failed_probes": client.failed_probes(),
                            "switch_log": client.switch_log(),

@@ -28,7 +28,7 @@ import pulsar
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.wait import wait_quiet
 
-from ...harness import evidence, java_consumer, timeline
+from ...harness import evidence, java_consumer, java_process, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 from ..client_failover.java_release import wanted_version
@@ -167,10 +167,9 @@ def _drain_with_java(deployment, capture, b, topic: str, plan: Plan, run_dir: Pa
     if not done.completed:
         # a consumer that never subscribed delivers nothing, which the judge would read as B losing every
         # message (TM-R02): a harness fault (its classpath, its JVM), never a verdict on Pulsar
-        last = next((x for x in reversed(done.said) if x.startswith(("error ", "retry ", "killed", "timeout"))),
-                    done.said[-1] if done.said else "(it said nothing)")
         raise RuntimeError(f"the Java consumer on B (pulsar-client-original {done.version}) did not drain to its end "
-                           f"(exit {done.exit_code}): {last[:300]}; its command line, stdout and stderr are in {run_dir}")
+                           f"(exit {done.exit_code}): {java_process.last_words(done.said)}; its command line, stdout "
+                           f"and stderr are in {run_dir}")
     return done
 
 
