@@ -19,6 +19,7 @@ from ...harness import evidence, switchover
 from ...harness.rows import Row, judges, not_applicable, row
 from . import trace
 from .outcome import (
+    AUTO_CREATE,
     CapturedRun,
     NamespaceMigrationAnswer,
     Outcome,
@@ -316,6 +317,22 @@ def traces(out: Outcome, prefix: str, *, latest: frozenset[str] = frozenset(),
                     **r["figures"])
 
 
+def resources_on_green(prefix: str, auto: dict, missing: dict, lost: int, stranded: list[str]) -> Row:
+    """``<scenario>/resources-on-green`` (R09, "with auto resource creation"): the subscriptions exist on green
+    and nothing was lost for them. ``auto``: blue's automatic resource creation as observe read it; a release
+    without the setting (before 3.2.0) is not applicable, a blue running with it off is not the state R09
+    speaks of (unknown); an outcome recorded before blue was asked (no ``present``) is judged as it was."""
+    check = f"{prefix}/resources-on-green"
+    if auto.get("present") is False:
+        return not_applicable(check, f"the release has no {AUTO_CREATE} (blue's runtime configuration "
+                              "does not list it): blue creates nothing on green before the migration")
+    evidence = f"subscriptions missing on green: {missing}; lost messages: {lost}" + "".join(f"; {s}" for s in stranded)
+    if auto.get("present") and str(auto.get("value")).lower() != "true":
+        return row(check, None, f"blue runs with {AUTO_CREATE}={auto.get('value')}, not the automatic "
+                   f"resource creation R09 is about; {evidence}")
+    return row(check, not any(missing.values()) and lost == 0 and not stranded, evidence)
+
+
 def not_created(blue, green) -> bool | None:
     """Blue has the topic: fail. Blue says it does not (404) and green has the producer's writes:
     pass. Blue answers something else (3.2.0: HTTP 500 "already migrated") or the producer never
@@ -486,8 +503,7 @@ def cluster_level(out: Outcome, prefix: str):
     lost = out.verdict["anomalies"].get("lost", {}).get("count", 0)
     missing = {t.topic.rsplit("/", 1)[-1]: sorted({"fast", "slow"} - set(t.green.subscriptions)) for t in out.topics.values()}
     stranded = stranded_readers(out)
-    yield row(f"{prefix}/resources-on-green", not any(missing.values()) and lost == 0 and not stranded,
-              f"subscriptions missing on green: {missing}; lost messages: {lost}" + "".join(f"; {s}" for s in stranded))
+    yield resources_on_green(prefix, out.admin.get("blue:auto-create") or {}, missing, lost, stranded)
     # monitoring: a migration flag in topic stats (seed feature 8)
     keys = o.blue.stats_keys
     yield row(f"{prefix}/stats-flag", any("migrat" in k.lower() for k in keys),

@@ -104,3 +104,5 @@ def after_cluster_level(out, deployment, exclusive: str, fresh: str, ns: str, **
     out.admin["blue:migration"] = or_refusal(blue.admin().cluster_migration, blue.name)
     out.admin["green:migration"] = or_refusal(green.admin().cluster_migration, blue.name)
     out.admin["green:namespace"] = or_refusal(green.admin().namespace_policies, ns)
+    # R09 is about automatic resource creation: a release without the setting (before 3.2.0) has none to judge
+    out.admin["blue:auto-create"] = observe.auto_resource_creation(blue)

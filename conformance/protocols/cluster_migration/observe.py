@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
+from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError, or_refusal
 
 from . import tls_modes
-from .outcome import NamespaceMigrationAnswer, TopicState, log_marks
+from .outcome import AUTO_CREATE, NamespaceMigrationAnswer, TopicState, log_marks
 
 
 def migrate_cluster(admin, cluster: str, target, *, migrated: bool = True) -> None:
@@ -90,6 +90,17 @@ def blue_log(deployment) -> str | None:
 # (PersistentTopic#initMigration creates every subscription of the topic; docs/cluster-migration.md)
 DURABILITY_REFUSAL = "Durable subscription with the same name already exists"
 _REFUSED = re.compile(r"\]\[(persistent://[^\]]+)\]\[([^\]]+)\] Failed to create consumer: .*" + DURABILITY_REFUSAL)
+
+
+def auto_resource_creation(cluster) -> dict:
+    """Whether ``cluster``'s broker has automatic resource creation and its value, from its runtime
+    configuration (every field of its ServiceConfiguration): ``{"present": False}`` on a release that
+    lacks the setting (before 3.2.0), where asking for it in broker.conf changed nothing; the refusal
+    where the broker would not say."""
+    runtime = or_refusal(cluster.admin().runtime_config)
+    if set(runtime) == {"error", "body"}:
+        return runtime
+    return {"present": AUTO_CREATE in runtime, "value": runtime.get(AUTO_CREATE)}
 
 
 def green_refusals(deployment) -> dict[str, dict] | None:

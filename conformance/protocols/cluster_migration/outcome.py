@@ -21,6 +21,8 @@ from ...harness import outcome as saved
 from ...harness.handles import HandleInfo, refusal
 from ...harness.history import History
 
+# the broker setting of PIP-188's automatic resource creation (R09), in ServiceConfiguration from 3.2.0 on
+AUTO_CREATE = "clusterMigrationAutoResourceCreation"
 # blue's log lines the client checks read (judge.judge_clients): the redirects, the clients that
 # cannot follow, the Migrated-Topic commands blue failed to build
 LOG_MARKS = ("producerName = ", "client doesn't support topic migration handling", "CommandTopicMigrated.setBrokerServiceUrl")

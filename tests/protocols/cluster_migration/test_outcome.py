@@ -56,3 +56,24 @@ def test_the_judge_runs_on_a_loaded_outcome(tmp_path):
     assert verdicts["cluster-migration/exclusive/p-live-exclusive/fast/trace"] is True
     assert verdicts["cluster-migration/no-new-topic-in-blue"] is True
     assert verdicts["cluster-migration/exclusive/p-live-exclusive/client-follows-redirect"] is True
+
+
+def test_r09_is_not_applicable_on_a_release_without_automatic_resource_creation(tmp_path):
+    """Before 3.2.0 the broker has no clusterMigrationAutoResourceCreation: blue's runtime configuration does
+    not list it, asking for it in broker.conf changes nothing, and R09 ("with auto resource creation") has
+    no state to judge. The sweep's 3.0.0 run failed R09 there (subscriptions missing on green); the same
+    recording judged with the setting present keeps its verdict, and with it off is unknown."""
+    out = _recorded(tmp_path)
+    check = "cluster-migration/resources-on-green"
+    judged = {r.check: r for r in judge.judge(out)}[check]  # recorded before blue was asked: as before
+    out.admin["blue:auto-create"] = {"present": True, "value": "true"}
+    assert {r.check: r for r in judge.judge(out)}[check].ok is judged.ok is True
+    out.admin["blue:auto-create"] = {"present": False, "value": None}
+    lacking = {r.check: r for r in judge.judge(out)}[check]
+    assert lacking.verdict == "not applicable" and "clusterMigrationAutoResourceCreation" in lacking.evidence
+    out.admin["blue:auto-create"] = {"present": True, "value": "false"}
+    off = {r.check: r for r in judge.judge(out)}[check]
+    assert off.ok is None and off.verdict != "not applicable" and "=false" in off.evidence
+    missing = {"exclusive": ["fast"]}  # the control: with the setting on, a missing subscription still fails
+    assert judge.resources_on_green("x", {"present": True, "value": "true"}, missing, 0, []).ok is False
+    assert judge.resources_on_green("x", {"present": False}, missing, 0, []).verdict == "not applicable"
