@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pulsar_conformance.conformance.harness import findings as findings_index
 from pulsar_conformance.conformance.harness.findings import DOC as FINDINGS_DOC
 from pulsar_conformance.errors import EXIT_PASS, UsageError
 from pulsar_conformance.files import check_output_path, write_atomic
@@ -271,16 +272,25 @@ def _cell(column: Column, rid: str) -> dict:
     counts = row["counts"]
     verdict = row["verdict"]
     ordered = [verdict] + [v for v in counts if v != verdict]
-    findings: dict[str, dict] = {}
-    if verdict in _EXPLAINED:
-        for run in column.runs:
-            for r in run.summary["requirements"]:
-                if r["id"] == rid:
-                    for f in r.get("findings") or ():
-                        findings.setdefault(f["id"], f)
+    findings = _explaining(column, rid) if verdict in _EXPLAINED else {}
     return {"verdict": verdict, "counts": counts, "n": len(column.runs),
             "text": ", ".join(f"{v} {counts[v]}" for v in ordered if v in counts) or verdict,
             "findings": list(findings.values()), "agree": len(counts) == 1}
+
+
+def _explaining(column: Column, rid: str) -> dict[str, dict]:
+    """The findings that explain ``rid``'s failure, by id: docs/findings.md as it is now where the checkout
+    has it (a finding written after the sweep's commit explains its cells too, and its link is the one the
+    reader can follow), else what each run's bundle recorded at its commit (an install without docs/)."""
+    if FINDINGS_DOC.exists():
+        return {f["id"]: f for f in findings_index.for_requirement(rid, FINDINGS_DOC)}
+    findings: dict[str, dict] = {}
+    for run in column.runs:
+        for r in run.summary["requirements"]:
+            if r["id"] == rid:
+                for f in r.get("findings") or ():
+                    findings.setdefault(f["id"], f)
+    return findings
 
 
 def _self_reasons(column: Column, cell: dict) -> list[str]:

@@ -51,6 +51,30 @@ def _series(where: Path, runs: list[dict]) -> Path:
     return _write(where, aggregate(members, runs[0]["profile"], "series"))
 
 
+@pytest.fixture(autouse=True)
+def bundle_findings(monkeypatch, tmp_path):
+    """The tables below link what their bundles recorded (FINDING): as an install without docs/ does. The
+    checkout's docs/findings.md, which a table links where it exists, is test_findings_are_the_checkouts_own's."""
+    from pulsar_conformance.reports import releases_table
+    monkeypatch.setattr(releases_table, "FINDINGS_DOC", tmp_path / "no-checkout" / "docs" / "findings.md")
+
+
+def test_findings_are_the_checkouts_own(tmp_path, monkeypatch):
+    """With docs/findings.md beside the suite, a failing cell links the findings it names for the requirement
+    now, not the ones its bundle recorded at its commit: a finding written after a sweep explains its cells."""
+    from pulsar_conformance.conformance.harness import findings
+    from pulsar_conformance.reports import releases_table
+    monkeypatch.setattr(releases_table, "FINDINGS_DOC", findings.DOC)
+    bundle = _write(tmp_path / "b", _summary("3.0.0", {"PIP188-R03": "fail", "PIP188-R06": "pass"}))
+    rc, doc = _releases(bundle, out=tmp_path / "table")
+    assert rc == 0
+    r03, r06 = _cells(doc, "PIP188-R03")[0], _cells(doc, "PIP188-R06")[0]
+    now = [f["id"] for f in findings.for_requirement("PIP188-R03")]
+    assert [f["id"] for f in r03["findings"]] == now and "F-188-13" in now  # the bundle recorded F-188-4 only
+    assert r06["findings"] == []  # a pass links nothing
+    assert all((tmp_path / "table" / f["href"].split("#")[0]).resolve() == findings.DOC for f in r03["findings"])
+
+
 def _releases(*args, out: Path) -> tuple[int, dict]:
     import contextlib
     import io
