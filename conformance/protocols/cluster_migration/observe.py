@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError, or_refusal
+from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 
 from . import tls_modes
 from .outcome import AUTO_CREATE, NamespaceMigrationAnswer, TopicState, log_marks
@@ -97,10 +97,7 @@ def auto_resource_creation(cluster) -> dict:
     configuration (every field of its ServiceConfiguration): ``{"present": False}`` on a release that
     lacks the setting (before 3.2.0), where asking for it in broker.conf changed nothing; the refusal
     where the broker would not say."""
-    runtime = or_refusal(cluster.admin().runtime_config)
-    if set(runtime) == {"error", "body"}:
-        return runtime
-    return {"present": AUTO_CREATE in runtime, "value": runtime.get(AUTO_CREATE)}
+    return cluster.admin().setting(AUTO_CREATE)
 
 
 def green_refusals(deployment) -> dict[str, dict] | None:

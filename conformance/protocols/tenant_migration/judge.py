@@ -161,6 +161,10 @@ def judge_start(out: StartOutcome) -> list[Row]:
     prefix = f"tenant-migration/{out.name}"
     f = start_figures(out)
     said = _start_text(out, f)
+    if out.plan.start_at and out.setting.get("present") is None:
+        # A would not show its configuration: whether the release has the setting is not known
+        return [row(f"{prefix}/{c}", None, f"not judged: {out.setting.get('refused')}", **f)
+                for c in ("start-as-configured", "existing-backlog-on-b")]
     if out.plan.start_at and not out.setting.get("present"):
         # the release has no such setting (3.2.0): what it answered is the evidence
         return [not_applicable(f"{prefix}/{c}", f"the release has no replicationStartAt: {out.setting.get('refused')}",

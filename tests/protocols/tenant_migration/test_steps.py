@@ -89,6 +89,8 @@ def test_messageid_earliest_is_judged_as_earliest_and_an_unnamed_value_is_unknow
 
 def test_a_release_without_the_setting_is_not_applicable_and_no_catch_up_is_unknown(tmp_path):
     assert set(_verdicts(_start(tmp_path, present=False)).values()) == {"not applicable"}
+    # A refused to show its configuration: that says nothing of the setting, so nothing is judged
+    assert set(_verdicts(_start(tmp_path, present=None)).values()) == {None}
     assert set(_verdicts(_start(tmp_path, caught_up=None)).values()) == {None}
 
 
