@@ -65,7 +65,9 @@ class Faults:
         """Start ``cluster``; it is up (for the probe) when its port opens. ``then=(seconds, action)``
         runs ``action`` that long after the port opened, whenever the start returns: the start waits
         until the broker is ready, which on a loaded machine may take longer than a client's delay,
-        so an action timed against the probe cannot wait for it."""
+        so an action timed against the probe cannot wait for it. The follow-up may kill the cluster before
+        it is ready (a step timed against the client's switch, not the broker's health check): that start
+        ends there, with no error."""
         # every broker of the cluster is watched: the client's probe may reach any of them, so the
         # cluster is up when the first one listens (a standalone has one)
         watched = [({}, address) for address in _addresses(self.deployment.clusters[cluster].service_url)]
@@ -77,8 +79,11 @@ class Faults:
         follow = threading.Thread(target=self._follow, args=(watched, then, failed), daemon=True) if then else None
         if follow:
             follow.start()
+        begun, refused = time.time_ns(), None
         try:
             self.deployment.start(cluster)
+        except Exception as error:  # judged below, once the follow-up has said whether it killed the cluster
+            refused = error
         finally:
             for watcher in watchers:
                 watcher.join(5)
@@ -86,6 +91,8 @@ class Faults:
                 follow.join(60)
         if failed:
             raise failed[0]
+        if refused and not any(e.kind == "down" and e.cluster == cluster and e.at_ns >= begun for e in self.events):
+            raise refused
         opened = min((o for o, _ in watched), key=lambda o: o.get("open_ns", float("inf")))
         # the port's opening; if the watcher's first try found it open already, when it did
         at = opened.get("last_refused_ns") or opened.get("open_ns") or time.time_ns()

@@ -60,3 +60,45 @@ def test_a_follow_up_that_fails_fails_the_step():
             faults.start("primary", then=(0.0, broken))
     finally:
         deployment.server.close()
+
+
+class DiesWhenKilled(SlowStart):
+    """A start that fails when the cluster is killed before it is ready, as the local deployment's does
+    (``cluster primary exited while starting``), and fails on its own when told to."""
+
+    def __init__(self, ready_after: float, broken: bool = False):
+        super().__init__(ready_after)
+        self.broken = broken
+
+    def start(self, cluster):
+        self.server = socket.create_server(("127.0.0.1", self.port))
+        deadline = time.time() + self.ready_after
+        while time.time() < deadline:
+            if cluster in self.killed:
+                raise RuntimeError(f"cluster {cluster} exited while starting")
+            time.sleep(0.01)
+        if self.broken:
+            raise RuntimeError(f"cluster {cluster} never became ready")
+
+
+def test_a_follow_up_may_kill_the_cluster_it_started_before_the_start_returns():
+    # the stale-failure set-up kills the primary on the client's switch-back, while the start still waits
+    # for the broker's health check (CI once saw the start return 2.7 s after the switch, and nothing staged)
+    deployment = DiesWhenKilled(ready_after=3.0)
+    faults = Faults(deployment)
+    try:
+        faults.start("primary", then=(0.2, lambda f: f.kill("primary")))
+    finally:
+        deployment.server.close()
+    assert [e.kind for e in faults.events] == ["up", "down"]
+    assert (deployment.killed["primary"] - faults.events[0].at_ns) / 1e9 < 1.0
+
+
+def test_a_start_that_fails_on_its_own_still_fails():
+    deployment = DiesWhenKilled(ready_after=0.2, broken=True)
+    faults = Faults(deployment)
+    try:
+        with pytest.raises(RuntimeError, match="never became ready"):
+            faults.start("primary", then=(0.0, lambda f: f.kill("s1")))  # a kill of another cluster excuses nothing
+    finally:
+        deployment.server.close()
