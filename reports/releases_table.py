@@ -163,6 +163,10 @@ def _optional(doc: dict, name: str, types, expected: str, where, prefix: str = "
 
 def check_table_fields(summary: dict, where) -> None:
     """The fields this table reads beyond those compare checks (reports/compare.check_summary)."""
+    if summary.get("interrupted") is True:  # its "not run" rows are Ctrl-C's, not the release's
+        raise UsageError(f"{where}: the run was interrupted (field interrupted is true), so its verdicts say nothing "
+                         "of the release", "run that cell again (delete its folder: docs/examples/release-sweep.sh "
+                         "re-runs a cell without summary.json) or leave it out of the table")
     versions = summary.get("versions") or {}
     for name in ("suite", "suite_commit", "pulsar", "pulsar_client_python", "pulsar_client_java"):
         _optional(versions, name, str, "a string or null", where, "versions.")

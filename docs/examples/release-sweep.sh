@@ -8,7 +8,8 @@
 #
 # Each profile x release is one `certify` into OUT_DIR/<profile>/pulsar-<release>/ (with REPEAT=N, a --repeat N
 # folder), live scenarios only (the spec checks do not depend on the release). A folder that already holds a
-# summary.json is kept, so an interrupted sweep goes on where it stopped; the suite commit is written to
+# summary.json is kept, so an interrupted sweep goes on where it stopped (the cell Ctrl-C cut is removed, to run
+# again: the table refuses an interrupted bundle); the suite commit is written to
 # OUT_DIR/suite-commit and a sweep resumed at another commit stops (a table's columns must share one commit to
 # call a difference a release difference). At the end:
 #   pulsar-conformance releases OUT_DIR/<profile>/pulsar-<release>... --out OUT_DIR/table
@@ -57,7 +58,9 @@ for profile in "${profiles[@]}"; do
             --select "not test_spec_check and not test_mutants_are_killed" --out "$cell" > "$out/$profile-$release.log" 2>&1
         code=$?
         echo "$(date -u +%H:%M:%S) $profile $release: exit $code, $(( $(date +%s) - began )) s" | tee -a "$out/progress.log"
-        [ "$code" = 130 ] && exit 130  # Ctrl-C: stop the sweep, keep what is done
+        # Ctrl-C: stop the sweep, keep what is done; the cut cell's bundle says only "interrupted" (the table
+        # refuses it), so it goes and a resumed sweep runs it again
+        [ "$code" = 130 ] && { rm -rf "$cell"; exit 130; }
     done
 done
 # the cells that hold a bundle (a release refused before it started, exit 64, holds none: its log says why)

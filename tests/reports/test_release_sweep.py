@@ -9,12 +9,15 @@ import subprocess
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "examples" / "release-sweep.sh"
-# certify: writes OUT/summary.json unless the release is 9.9.9 (refused before it starts, as exit 64 leaves it)
+# certify: writes OUT/summary.json unless the release is 9.9.9 (refused before it starts, as exit 64 leaves it);
+# on 8.8.8 it is cut by Ctrl-C after writing it (exit 130, as an interrupted certify leaves its bundle)
 FAKE = """#!/bin/sh
 echo "$*" >> "$(dirname "$0")/calls"
 if [ "$1" = certify ]; then
-  case "$*" in *9.9.9*) exit 64 ;; esac
+  all="$*"
+  case "$all" in *9.9.9*) exit 64 ;; esac
   while [ "$#" -gt 0 ]; do [ "$1" = --out ] && { mkdir -p "$2"; echo '{}' > "$2/summary.json"; }; shift; done
+  case "$all" in *8.8.8*) exit 130 ;; esac
 fi
 exit 0
 """
@@ -62,3 +65,15 @@ def test_a_resumed_sweep_keeps_the_cells_it_has_and_refuses_another_commit(tmp_p
 def test_no_folder_is_bad_input(tmp_path):
     done, calls = _sweep(tmp_path)
     assert done.returncode == 64 and "usage:" in done.stderr and not calls
+
+
+def test_a_cell_cut_by_ctrl_c_is_not_kept_and_a_resumed_sweep_runs_it_again(tmp_path):
+    # stop 46 kept such a cell: every row "not run", a "pulsar ?" column in the table
+    out = tmp_path / "sweep"
+    done, calls = _sweep(tmp_path, str(out), "policy-sync", releases="4.0.7 8.8.8 4.2.4")
+    assert done.returncode == 130 and len([c for c in calls if c.startswith("certify")]) == 2
+    assert (out / "policy-sync" / "pulsar-4.0.7" / "summary.json").exists()
+    assert not (out / "policy-sync" / "pulsar-8.8.8").exists()
+    (tmp_path / "bin" / "calls").unlink()
+    _, calls = _sweep(tmp_path, str(out), "policy-sync", releases="4.0.7 8.8.8 4.2.4")
+    assert "--pulsar-version 8.8.8" in [c for c in calls if c.startswith("certify")][0]  # 4.0.7 kept, 8.8.8 again

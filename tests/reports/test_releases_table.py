@@ -222,11 +222,16 @@ def test_bad_inputs_exit_64_and_write_nothing(tmp_path, capsys):
     missing = _write(tmp_path / "missing", aggregate([("run-1", _summary("4.2.4", {}))], "cluster-migration", "x"))
     nul = _write(tmp_path / "nul", aggregate([("run\x00", _summary("4.2.4", {}))], "cluster-migration", "x"))
     mixed = _series(tmp_path / "mixed", [_summary("4.2.4", {}), _summary("4.2.4", {}, profile="client-failover")])
+    # a sweep stopped with Ctrl-C left a cell whose rows are all "not run" (a "pulsar ?" column once)
+    stopped = _write(tmp_path / "stopped", {**_summary("4.0.1", {}), "interrupted": True})
+    stopped_member = _series(tmp_path / "stopped-series", [_summary("4.0.1", {}), {**_summary("4.0.1", {}), "interrupted": True}])
     for args, says in (([tmp_path / "nothing"], "no summary.json"),
                        ([escape], "expected a folder inside the series' own"),
                        ([nul], "expected a folder inside the series' own"),
                        ([mixed], "field profile is 'client-failover', expected 'cluster-migration'"),
                        ([missing], "has no summary.json"),
+                       ([good, stopped], "the run was interrupted (field interrupted is true)"),
+                       ([stopped_member], "the run was interrupted (field interrupted is true)"),
                        ([good, good / "summary.json"], "given twice")):
         assert main(["releases", *map(str, args), "--out", str(tmp_path / "table")]) == 64, says
         assert says in capsys.readouterr().err
