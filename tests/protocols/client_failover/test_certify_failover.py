@@ -11,7 +11,10 @@ import pytest
 
 from ...support.certify import certify
 
-pytestmark = [pytest.mark.pulsar, pytest.mark.spark]
+# Outside CI: nine minutes of its hour, and pulsar-client 3.13.0 aborted the Python process in it in CI
+# (docs/findings.md, F-121-C1), which no change of the suite can prevent. CI judges a recorded run of it
+# offline (test_recorded.py); run it live with `tox -e protocols -- -m outside_ci` (docs/client-failover.md).
+pytestmark = [pytest.mark.pulsar, pytest.mark.spark, pytest.mark.outside_ci]
 
 
 def test_every_declared_requirement_gets_a_verdict_from_real_clients(tmp_path):

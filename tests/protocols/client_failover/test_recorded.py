@@ -1,0 +1,91 @@
+"""The live failover certification's recorded scenarios (tests/data/failover/certify-4.2.4, README there),
+judged offline by the judges the live run calls: the same verdicts, and edits a faulty client or a
+scenario that missed its set-up would leave each change the verdict that judges them.
+
+The live run (tests/protocols/client_failover/test_certify_failover.py) is kept out of CI: its
+minutes, and pulsar-client 3.13.0 aborting the Python process in it (docs/findings.md, F-121-C1)."""
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pulsar_conformance.conformance.harness import outcome as saved
+from pulsar_conformance.conformance.protocols.client_failover import judge
+from pulsar_conformance.conformance.protocols.client_failover.checks import CHECKS
+from pulsar_conformance.conformance.protocols.client_failover.outcome import Event, Outcome
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "failover" / "certify-4.2.4"
+RECORDED = json.loads((DATA / "verdicts.json").read_text())
+SCENARIOS = sorted({check.split("/")[1] for check in RECORDED})
+
+
+def _load(tmp_path: Path, name: str) -> Outcome:
+    shutil.copytree(DATA / name, tmp_path / name)
+    return replace(saved.load(Outcome, tmp_path / name), run_dir=tmp_path / name)
+
+
+def _verdicts(out: Outcome) -> dict[str, tuple[str, str]]:
+    rows = judge.judge(out)
+    assert not any(r.raised for r in rows), [r.evidence for r in rows if r.raised]
+    for r in rows:
+        CHECKS.requirements(r.check, r.requirements)  # every row a declared check of its scenario
+    return {r.check: ({True: "pass", False: "fail", None: "unknown"}[r.ok], r.evidence) for r in rows}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_each_recorded_scenario_is_judged_as_it_was_recorded(tmp_path, name):
+    got = {check: verdict for check, (verdict, _) in _verdicts(_load(tmp_path, name)).items()}
+    assert got == {check: v for check, v in RECORDED.items() if check.split("/")[1] == name}
+
+
+def test_the_java_stale_failure_shows_f_121_1_and_f_121_2(tmp_path):
+    verdicts = _verdicts(_load(tmp_path, "java-stale-failure"))
+    waited, text = verdicts["client-failover/java-stale-failure/waited-for-delay"]
+    assert waited == "fail" and "0.0 s after the switch-back" in text and "is 7 probes" in text
+    stayed, text = verdicts["client-failover/java-stale-failure/left-dead-secondary"]
+    assert stayed == "fail" and "stayed on the dead s2" in text
+
+
+def test_a_primary_that_died_after_the_next_check_stages_nothing(tmp_path):
+    # the CI run that moved the kill into the start's follow-up: the primary died 2.7 s after the switch-back,
+    # a successful probe cleared the stale failure first, and a wait proves nothing (unknown, not pass)
+    out = _load(tmp_path, "java-stale-failure")
+    back = out.marks["back"]
+    moved = [replace(e, at_ns=e.at_ns + 2_700_000_000) if e.kind == "down" and e.cluster == "primary"
+             and 0 <= e.at_ns - back < 500_000_000 else e for e in out.events]
+    assert moved != out.events
+    verdict, text = _verdicts(replace(out, events=sorted(moved, key=lambda e: e.at_ns), validation=None))[
+        "client-failover/java-stale-failure/waited-for-delay"]
+    assert verdict == "unknown" and "set-up was not reached" in text, text
+
+
+def test_a_client_that_never_left_the_dead_secondary_fails_r08(tmp_path):
+    # secondary-dies passes: the Python client left s1 for the primary; without that switch it stayed on the dead s1
+    out = _load(tmp_path, "secondary-dies")
+    assert _verdicts(out)["client-failover/secondary-dies/left-dead-secondary"][0] == "pass"
+    died = next(e for e in out.events if e.kind == "down" and e.cluster != out.config.primary)
+    kept = [e for e in out.events if not (e.kind == "switch" and e.at_ns > died.at_ns)]
+    got = _verdicts(replace(out, events=kept, validation=None))["client-failover/secondary-dies/left-dead-secondary"]
+    assert got == ("fail", "the client stayed on the dead s1"), got
+
+
+def test_an_acknowledged_send_nobody_holds_fails_r11(tmp_path):
+    # three acknowledged sends never delivered and in no cluster's backlog: lost
+    out = _load(tmp_path, "first-secondary-down")
+    columns = out.columns
+    gone = [u for k, u in zip(columns["kind"], columns["uid"], strict=True) if k == "send_ok" and u][:3]
+    keep = [i for i, (k, u) in enumerate(zip(columns["kind"], columns["uid"], strict=True))
+            if not (k == "receive" and u in gone)]
+    edited = {name: [values[i] for i in keep] for name, values in columns.items()}
+    got = _verdicts(replace(out, columns=edited))["client-failover/first-secondary-down/nothing-acknowledged-lost"]
+    assert got[0] == "fail" and "3 of" in got[1], got
+
+
+def test_the_events_are_the_faults_and_switches_in_time_order(tmp_path):
+    for name in SCENARIOS:
+        out = _load(tmp_path / name, name)
+        assert out.events == sorted(out.events, key=lambda e: e.at_ns) and all(isinstance(e, Event) for e in out.events)
