@@ -210,3 +210,17 @@ def test_namespace_migration_a_release_lacks_is_told_from_one_that_fails():
     with pytest.raises(RuntimeError, match="the suite asked"):
         judge.namespace_level("namespace-migration", ask_namespace_migration(
             _Blue(404, '{"reason":"Namespace does not exist"}'), "mig/moving", "fresh"))
+
+
+# pulsar-client 3.4.0 (protocol v19) against 4.2.4: blue cannot tell it (the live teeth run, test_client_teeth.py, kept
+# out of CI for its minutes; this is its judge on the line blue logs)
+UNSUPPORTED_LINE = ("WARN  org.apache.pulsar.broker.service.ServerCnx - client doesn't support topic migration handling "
+                    "PersistentTopic{topic=persistent://mig/live/shared}\n")
+
+
+def test_a_client_blue_could_not_tell_fails_r16_and_shows_r13():
+    rows = recorded(judge_clients, _stranded_producer(), UNSUPPORTED_LINE, "cluster-migration")
+    reqs, ok, evidence = rows["cluster-migration/shared/p1/client-follows-redirect"]
+    assert (reqs, ok) == (["PIP188-R16"], False) and "could not tell the client (protocol < v20)" in evidence
+    reqs, ok, _ = rows["cluster-migration/shared/p1/old-client-refused-before-migration"]
+    assert (reqs, ok) == (["PIP188-R13"], False)

@@ -14,6 +14,10 @@ from ...support.certify import certify
 pytestmark = [pytest.mark.pulsar]
 
 
+# Outside CI (six minutes of its hour): CI runs a real PIP-454 migration on the cluster topology
+# (tests/fixtures/test_cluster_topology.py) and judges the verdicts offline (test_judge.py); run this
+# certification live with `tox -e protocols -- -m outside_ci`
+@pytest.mark.outside_ci
 def test_every_pip454_requirement_gets_a_verdict_from_a_real_migration(tmp_path):
     out = tmp_path / "bundle"
     code, summary = certify(out, "metadata-migration", "--pulsar-version", "5.0.0-M1", timeout=1500)
