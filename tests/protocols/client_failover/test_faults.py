@@ -35,13 +35,19 @@ class SlowStart:
         self.killed[cluster] = time.time_ns()
 
 
-def test_a_follow_up_is_timed_from_the_port_opening_not_the_start_returning():
-    deployment = SlowStart(ready_after=1.5)
+def _start(deployment, then) -> Faults:
+    """``Faults.start("primary", then=...)`` on the fake deployment, its listening port closed after."""
     faults = Faults(deployment)
     try:
-        faults.start("primary", then=(0.3, lambda f: f.kill("s1")))
+        faults.start("primary", then=then)
     finally:
         deployment.server.close()
+    return faults
+
+
+def test_a_follow_up_is_timed_from_the_port_opening_not_the_start_returning():
+    deployment = SlowStart(ready_after=1.5)
+    faults = _start(deployment, (0.3, lambda f: f.kill("s1")))
     up = next(e for e in faults.events if e.kind == "up")
     down = next(e for e in faults.events if e.kind == "down")
     assert 0.25 < (deployment.killed["s1"] - up.at_ns) / 1e9 < 1.0  # not 1.5 s, when the start returned
@@ -51,15 +57,11 @@ def test_a_follow_up_is_timed_from_the_port_opening_not_the_start_returning():
 
 def test_a_follow_up_that_fails_fails_the_step():
     deployment = SlowStart(ready_after=0.2)
-    faults = Faults(deployment)
 
     def broken(f):
         raise RuntimeError("kill refused")
-    try:
-        with pytest.raises(RuntimeError, match="kill refused"):
-            faults.start("primary", then=(0.0, broken))
-    finally:
-        deployment.server.close()
+    with pytest.raises(RuntimeError, match="kill refused"):
+        _start(deployment, (0.0, broken))
 
 
 class DiesWhenKilled(SlowStart):
@@ -85,20 +87,12 @@ def test_a_follow_up_may_kill_the_cluster_it_started_before_the_start_returns():
     # the stale-failure set-up kills the primary on the client's switch-back, while the start still waits
     # for the broker's health check (CI once saw the start return 2.7 s after the switch, and nothing staged)
     deployment = DiesWhenKilled(ready_after=3.0)
-    faults = Faults(deployment)
-    try:
-        faults.start("primary", then=(0.2, lambda f: f.kill("primary")))
-    finally:
-        deployment.server.close()
+    faults = _start(deployment, (0.2, lambda f: f.kill("primary")))
     assert [e.kind for e in faults.events] == ["up", "down"]
     assert (deployment.killed["primary"] - faults.events[0].at_ns) / 1e9 < 1.0
 
 
 def test_a_start_that_fails_on_its_own_still_fails():
     deployment = DiesWhenKilled(ready_after=0.2, broken=True)
-    faults = Faults(deployment)
-    try:
-        with pytest.raises(RuntimeError, match="never became ready"):
-            faults.start("primary", then=(0.0, lambda f: f.kill("s1")))  # a kill of another cluster excuses nothing
-    finally:
-        deployment.server.close()
+    with pytest.raises(RuntimeError, match="never became ready"):
+        _start(deployment, (0.0, lambda f: f.kill("s1")))  # a kill of another cluster excuses nothing
