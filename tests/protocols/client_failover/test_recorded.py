@@ -17,6 +17,7 @@ from pulsar_conformance.conformance.harness import outcome as saved
 from pulsar_conformance.conformance.protocols.client_failover import judge
 from pulsar_conformance.conformance.protocols.client_failover.checks import CHECKS
 from pulsar_conformance.conformance.protocols.client_failover.outcome import Event, Outcome
+from pulsar_conformance.conformance.run import verdict_of
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "failover" / "certify-4.2.4"
 RECORDED = json.loads((DATA / "verdicts.json").read_text())
@@ -33,7 +34,7 @@ def _verdicts(out: Outcome) -> dict[str, tuple[str, str]]:
     assert not any(r.raised for r in rows), [r.evidence for r in rows if r.raised]
     for r in rows:
         CHECKS.requirements(r.check, r.requirements)  # every row a declared check of its scenario
-    return {r.check: ({True: "pass", False: "fail", None: "unknown"}[r.ok], r.evidence) for r in rows}
+    return {r.check: (verdict_of(r.ok), r.evidence) for r in rows}
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

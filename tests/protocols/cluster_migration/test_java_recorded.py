@@ -16,6 +16,7 @@ from pulsar_conformance.conformance.harness import outcome as saved
 from pulsar_conformance.conformance.protocols.cluster_migration import judge, observe
 from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
 from pulsar_conformance.conformance.protocols.cluster_migration.outcome import Outcome
+from pulsar_conformance.conformance.run import verdict_of
 
 from .recorded import DATA
 
@@ -37,7 +38,7 @@ def _verdicts(out: Outcome) -> dict[str, str]:
     assert not any(r.raised for r in rows), [r.evidence for r in rows if r.raised]
     for r in rows:
         CHECKS.requirements(r.check, r.requirements)  # every row is a declared check of its scenario
-    return {r.check: {True: "pass", False: "fail", None: "unknown"}[r.ok] for r in rows}
+    return {r.check: verdict_of(r.ok) for r in rows}
 
 
 def test_the_recorded_java_run_is_judged_as_it_was_recorded(out):
