@@ -24,8 +24,12 @@ from ...harness.history import History
 # the broker setting of PIP-188's automatic resource creation (R09), in ServiceConfiguration from 3.2.0 on
 AUTO_CREATE = "clusterMigrationAutoResourceCreation"
 # blue's log lines the client checks read (judge.judge_clients): the redirects, the clients that
-# cannot follow, the Migrated-Topic commands blue failed to build
-LOG_MARKS = ("producerName = ", "client doesn't support topic migration handling", "CommandTopicMigrated.setBrokerServiceUrl")
+# cannot follow, the Migrated-Topic commands blue failed to build. Pulsar 5 logs the redirect as
+# "redirect migrated producer to topic: producerId=, producerName" with the names as slog attributes
+# (printed after the message where the log pattern has them: fixtures/deploy/brokerconf.py), 3.x and 4.x
+# with "producerName = X," in the message.
+LOG_MARKS = ("producerName = ", "redirect migrated producer", "client doesn't support topic migration handling",
+             "CommandTopicMigrated.setBrokerServiceUrl")
 
 
 @dataclass
