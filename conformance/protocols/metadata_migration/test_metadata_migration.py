@@ -48,7 +48,8 @@ def migrating(pulsar_deployment_factory, certify_run, request):  # noqa: F811 - 
         return
     release = _release()
     if (parse_version(release).major, parse_version(release).minor) < FIRST_RELEASE:
-        yield None, f"PIP-454 is in Pulsar 4.2.0 and later; this run is on {release}"
+        # the release lacks the feature: its checks do not apply (issue 33), rather than unknown
+        yield None, Inapplicable(f"PIP-454 is in Pulsar 4.2.0 and later; this run is on {release}")
         return
     deployment = pulsar_deployment_factory([CLUSTER], name=f"metadata-migration-{os.getpid()}-{uuid.uuid4().hex[:4]}",
                                            pulsar_version=release, metadata="zk", oxia_server=True)
@@ -58,10 +59,27 @@ def migrating(pulsar_deployment_factory, certify_run, request):  # noqa: F811 - 
         collect(certify_run.directory("logs", f"metadata-migration-{request.node.name}"))
 
 
+class Inapplicable(str):
+    """Why no scenario of this run applies (a release without PIP-454)."""
+
+
+def _certify(migrating, certify_run, request, name: str, checks: tuple[str, ...], plan: scenario.Plan) -> None:
+    """Run the scenario and record its judged rows (nothing more where the release lacks PIP-454)."""
+    ran = _run(migrating, certify_run, request, name, checks, plan)
+    if ran:
+        out, rec = ran
+        rec.record(judge.judge(out))
+        rec.finish()
+
+
 def _run(migrating, certify_run, request, name: str, checks: tuple[str, ...], plan: scenario.Plan):
     """Run the scenario; a run that cannot judge (no deployment, the target server broken by itself)
-    leaves every check unknown and breaks the test here."""
+    leaves every check unknown and breaks the test here. None where the release lacks PIP-454: every
+    check is recorded not applicable and nothing is started."""
     deployment, problem = migrating
+    if isinstance(problem, Inapplicable):
+        _not_judged(certify_run, request, name, checks, problem, make=not_applicable)
+        return None
     if problem:
         _not_judged(certify_run, request, name, checks, problem)  # raises VerdictUnknown: every row is unknown
     out = scenario.run(deployment, certify_run.directory("captures", name), name, plan, judged=checks)
@@ -89,29 +107,23 @@ class _Nothing:
 def test_migration_with_traffic(migrating, certify_run, request):
     """The migration run to its end under traffic and metadata writes, both stores compared after,
     a conditional write on the new store, and the broker restarted on oxia://."""
-    out, rec = _run(migrating, certify_run, request, "migrate",
-                    ("phases", "writes-refused", "ephemerals-recreated", "participants-waited", "versions-preserved",
-                     "after-cutover", "rest", "data-plane", "read-only-window"), scenario.Plan(nodes=50))
-    rec.record(judge.judge(out))
-    rec.finish()
+    _certify(migrating, certify_run, request, "migrate",
+             ("phases", "writes-refused", "ephemerals-recreated", "participants-waited", "versions-preserved",
+              "after-cutover", "rest", "data-plane", "read-only-window"), scenario.Plan(nodes=50))
 
 
 def test_oxia_killed_during_the_copy(migrating, certify_run, request):
     """Oxia killed as soon as COPYING shows: FAILED, writes back on ZooKeeper, nothing accepted lost;
     then Oxia back and the migration started again (whom does the coordinator wait for now?)."""
-    out, rec = _run(migrating, certify_run, request, "oxia-killed",
-                    ("phases", "rollback", "participants-waited", "data-plane"), scenario.Plan(fault="oxia", nodes=50))
-    rec.record(judge.judge(out))
-    rec.finish()
+    _certify(migrating, certify_run, request, "oxia-killed",
+             ("phases", "rollback", "participants-waited", "data-plane"), scenario.Plan(fault="oxia", nodes=50))
 
 
 def test_coordinator_killed_during_preparation(migrating, certify_run, request):
     """The broker (coordinator and participant) killed as soon as PREPARATION shows, then started
     again: the PIP has the migration end FAILED and the cluster writable on ZooKeeper."""
-    out, rec = _run(migrating, certify_run, request, "coordinator-killed", ("phases", "rollback"),
-                    scenario.Plan(fault="coordinator", nodes=20, rate=0, timeout_s=90))
-    rec.record(judge.judge(out))
-    rec.finish()
+    _certify(migrating, certify_run, request, "coordinator-killed", ("phases", "rollback"),
+             scenario.Plan(fault="coordinator", nodes=20, rate=0, timeout_s=90))
 
 
 # not after-cutover: with the killed bookie out (it cannot register again during the migration, F-454-13) an
@@ -138,10 +150,8 @@ def test_participant_killed_during_preparation(certify_run, request):
                     make=not_applicable)
         return
     migrating = request.getfixturevalue("migrating")
-    out, rec = _run(migrating, certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
-                    scenario.Plan(fault="participant", nodes=20, rate=0, timeout_s=120))
-    rec.record(judge.judge(out))
-    rec.finish()
+    _certify(migrating, certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
+             scenario.Plan(fault="participant", nodes=20, rate=0, timeout_s=120))
 
 
 def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_run, request):
@@ -153,8 +163,11 @@ def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_
                     "not built for an external deployment: the scenario starts a second cluster (a RocksDB standalone)")
         return
     where = site.of(deployment, CLUSTER) if deployment else None
-    out, rec = _run(migrating, certify_run, request, "other-target", ("other-target",),
-                    scenario.Plan(nodes=5, rate=0, target=where and f"{where.zookeeper_url()}/migrated", timeout_s=60))
+    ran = _run(migrating, certify_run, request, "other-target", ("other-target",),
+               scenario.Plan(nodes=5, rate=0, target=where and f"{where.zookeeper_url()}/migrated", timeout_s=60))
+    if not ran:
+        return  # the release lacks PIP-454: recorded not applicable
+    out, rec = ran
     rocksdb = pulsar_deployment_factory(["rho"], name=f"metadata-migration-rocksdb-{os.getpid()}", pulsar_version=_release())
     other_source = observe.start(rocksdb.clusters["rho"].admin(), where.target_url)
     out.other_source = other_source.__dict__ | {"ok": other_source.ok}

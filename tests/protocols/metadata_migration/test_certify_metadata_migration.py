@@ -43,3 +43,15 @@ def test_every_pip454_requirement_gets_a_verdict_from_a_real_migration(tmp_path)
     window = next(c for c in checks if c["check"] == "metadata-migration/migrate/read-only-window")
     assert 0 < window["details"]["figures"]["window_s"] < 30
     assert "read-only window" in (out / "report.html").read_text()
+
+
+# starts nothing (no deployment, no Oxia build), so CI's live half runs it in seconds
+def test_a_release_without_pip_454_answers_not_applicable_and_starts_nothing(tmp_path):
+    """4.0.7 has no DualMetadataStore nor migration endpoint: every PIP454 requirement is `not applicable`
+    (it was `unknown`, as if the run had failed to reach it), and the run, judging nothing, is unknown."""
+    code, summary = certify(tmp_path / "bundle", "metadata-migration", "--pulsar-version", "4.0.7", timeout=300)
+    rows = {r["id"]: r for r in summary["requirements"] if r["id"].startswith("PIP454")}
+    assert len(rows) == 11 and {r["verdict"] for r in rows.values()} == {"not applicable"}
+    assert "PIP-454 is in Pulsar 4.2.0 and later; this run is on 4.0.7" in rows["PIP454-R01"]["evidence"][0]
+    assert code == 2 and summary["verdict"] == "unknown"
+    assert not (tmp_path / "bundle" / "logs").exists() or not any((tmp_path / "bundle" / "logs").rglob("pulsar.log"))
