@@ -73,13 +73,14 @@ def append_lines(capture, lines, topic: str, subscription: str | None, cluster_o
 def log4j_config(log: Path, info_loggers: tuple[str, ...]) -> str:
     """The log4j2 configuration of one of the suite's Java programs: the client classes ``info_loggers`` at INFO
     (their own account, with epoch times), WARN elsewhere to keep the log small, into ``log``. A token in a
-    message is masked (ControlledClusterFailover logs its whole configuration on a switch, token included)."""
+    message is masked (ControlledClusterFailover logs its whole configuration on a switch, token included), and
+    so is one in the slog attributes printed after it (Pulsar 5's client keeps a topic or producer name there)."""
     loggers = "".join(f'    <Logger name="org.apache.pulsar.client.impl.{name}" level="INFO"/>\n' for name in info_loggers)
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="ERROR">
   <Appenders>
     <File name="file" fileName="{log}" append="false" immediateFlush="true">
-      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %replace{{%m}}{{token:[A-Za-z0-9._~+/=-]+}}{{token:***}} %throwable{{short.message}}%n"/>
+      <PatternLayout pattern="%d{{UNIX_MILLIS}} %level %c{{1}} [%t] %replace{{%m%notEmpty{{ %X}}}}{{token:[A-Za-z0-9._~+/=-]+}}{{token:***}} %throwable{{short.message}}%n"/>
     </File>
   </Appenders>
   <Loggers>

@@ -56,3 +56,16 @@ def test_events_become_capture_rows_and_other_kinds_errors(tmp_path):
                     ("r1", 2, "c-b", "green", "persistent://t/ns/orders", "sub", "ack", "p-a/7", "p-a", 7, "k7",
                      "12:6:-1:-1", None)]
     assert java_process.append_events(capture, tmp_path / "none.jsonl", "t", "sub", str) == []
+
+
+def test_the_client_log_prints_slog_attributes_masked_like_the_message(tmp_path):
+    # Pulsar 5's client logs a topic or producer name as slog attributes (the event's context data), not in
+    # the message; they are printed after it, and a token among them is masked as one in the message is
+    # (checked against log4j 2.25.4: "with attrs {conf=token:***, topic=persistent://a/b/c}")
+    import xml.etree.ElementTree as ET
+
+    from pulsar_conformance.conformance.harness.java_process import log4j_config
+
+    (tmp_path / "log4j2.xml").write_text(log4j_config(tmp_path / "client.log", ("AutoClusterFailover",)))
+    pattern = ET.parse(tmp_path / "log4j2.xml").getroot().find("./Appenders/File/PatternLayout").get("pattern")
+    assert "%replace{%m%notEmpty{ %X}}{token:[A-Za-z0-9._~+/=-]+}{token:***}" in pattern

@@ -90,6 +90,20 @@ def blue_log(deployment) -> str | None:
 # (PersistentTopic#initMigration creates every subscription of the topic; docs/cluster-migration.md)
 DURABILITY_REFUSAL = "Durable subscription with the same name already exists"
 _REFUSED = re.compile(r"\]\[(persistent://[^\]]+)\]\[([^\]]+)\] Failed to create consumer: .*" + DURABILITY_REFUSAL)
+# Pulsar 5 (slog): "Failed to create consumer" with the topic and subscription as attributes printed after it
+# (fixtures/deploy/brokerconf.py), e.g. "... {consumerId=1, exception=..., subscription=s, topic=persistent://t}"
+_ATTRIBUTE = {name: re.compile(rf"[{{ ]{name}=([^,}}]+)") for name in ("topic", "subscription")}
+
+
+def _refused(line: str) -> tuple[str, str] | None:
+    """(topic, subscription) of a line where green refused a consumer for the durability of its subscription."""
+    m = _REFUSED.search(line)
+    if m:
+        return m.group(1), m.group(2)
+    if "Failed to create consumer" not in line or DURABILITY_REFUSAL not in line:
+        return None
+    topic, subscription = (_ATTRIBUTE[name].search(line) for name in ("topic", "subscription"))
+    return (topic.group(1), subscription.group(1)) if topic and subscription else None
 
 
 def auto_resource_creation(cluster) -> dict:
@@ -108,8 +122,8 @@ def green_refusals(deployment) -> dict[str, dict] | None:
         return None
     found: dict[str, dict] = {}
     for line in log.splitlines():
-        m = _REFUSED.search(line)
-        if m:
-            entry = found.setdefault(f"{m.group(1)} {m.group(2)}", {"count": 0, "first": line[:400]})
+        refused = _refused(line)
+        if refused:
+            entry = found.setdefault(" ".join(refused), {"count": 0, "first": line[:400]})
             entry["count"] += 1
     return found

@@ -166,6 +166,23 @@ def test_greens_refusals_are_counted_per_topic_and_subscription():
     assert observe.green_refusals(SimpleNamespace(broker_log=lambda cluster: None)) is None
 
 
+# Pulsar 5.0.0-M1 logs it through slog: the names are attributes, printed after the message by the suite's
+# log pattern (fixtures/deploy/brokerconf.py); before that pattern they were not in the log at all
+SLOG_GREEN_REFUSAL = ("2026-11-29T05:11:11,230 [pulsar-io-19-2] WARN  org.apache.pulsar.broker.service.ServerCnx - "
+                      "Failed to create consumer {consumerId=0, exception=Durable subscription with the same name "
+                      "already exists., subscription=reader, topic=persistent://mig/live-java/exclusive}")
+
+
+def test_greens_refusals_are_read_from_5x_attributes_too():
+    from pulsar_conformance.conformance.protocols.cluster_migration import observe
+
+    found = observe.green_refusals(SimpleNamespace(broker_log=lambda cluster: SLOG_GREEN_REFUSAL))
+    assert found == {f"{TOPIC} reader": {"count": 1, "first": SLOG_GREEN_REFUSAL}}
+    # another refusal (not the durability) is not this one
+    other = SLOG_GREEN_REFUSAL.replace("Durable subscription with the same name already exists.", "Topic is fenced")
+    assert observe.green_refusals(SimpleNamespace(broker_log=lambda cluster: other)) == {}
+
+
 class _FakeJvm:
     """A JVM that has already ended (exit ``code``) and whose stdin is closed."""
 
