@@ -189,8 +189,8 @@ def judge_topics(out: Outcome, topics: list[str], prefix: str, *, expect_migrate
                 f"{p.on_blue} sends stored on blue, {p.on_green} on green, {p.send_errors} failed sends "
                 f"({p.errors_after_trigger} from the trigger on"
                 + (", sends the client gave up on instead of re-sending them to green)" if p.errors_after_trigger else ")")
-                + f"; redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s",
-                **figures)
+                + f"; redirect {p.redirect_s} s after the trigger; longest gap without a successful send {p.longest_gap_s} s"
+                + _pending(o.blue, p), **figures)
             yield row(f"{prefix}/{short}/{p.name}/order", _crossed(not p.order_violations, p.on_green),
                 "; ".join(p.order_violations) or f"seq order kept: blue stored 1..{p.on_blue}, green the rest after it"
                 + ("" if p.on_green else "; nothing was stored on green, so the switch was not crossed"),
@@ -221,6 +221,15 @@ def judge_topics(out: Outcome, topics: list[str], prefix: str, *, expect_migrate
 def _crossed(ok: bool, on_green: int) -> bool | None:
     """A pass needs the switch to green to have happened; a violation stands regardless."""
     return False if not ok else (True if on_green else None)
+
+
+def _pending(blue, p: ProducerFigures) -> str:
+    """Evidence for a producer that never reached green: blue's writes still pending after the run, which
+    keep a topic fenced by a failed one fenced (docs/findings.md F-188-4)."""
+    if p.on_green or not blue.pending_adds:
+        return ""
+    return (f"; blue's managed ledger ({blue.state}) still had {blue.pending_adds} write(s) pending after the run, "
+            "neither completed nor failed")
 
 
 def _judge_stayed(o: TopicOutcome, prefix: str):

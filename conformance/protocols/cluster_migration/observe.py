@@ -64,6 +64,7 @@ def topic_state(cluster, topic: str) -> TopicState:
     out.state = internal.get("state")
     out.migrated_property = (internal.get("properties") or {}).get("migrated")
     out.entries = internal.get("numberOfEntries")
+    out.pending_adds = internal.get("pendingAddEntriesCount")
     out.publishers = [p.get("producerName") for p in stats.get("publishers", [])]
     out.subscriptions = stats.get("subscriptions", {})
     out.stats_keys = sorted(stats)

@@ -46,13 +46,16 @@ class TopicState:
     subscriptions: dict[str, dict] = field(default_factory=dict)
     stats_keys: list[str] = field(default_factory=list)
     error: str | None = None
+    # internal stats' pendingAddEntriesCount: writes the managed ledger neither completed nor failed (a
+    # Terminated ledger leaves them so, and the topic fenced by a failed one stays fenced: F-188-4)
+    pending_adds: int | None = None
 
     def to_json(self) -> dict:
         return {"cluster": self.cluster, "topic": self.topic, "ledgers": sorted(self.ledgers), "state": self.state,
                 "migrated_property": self.migrated_property, "entries": self.entries, "publishers": self.publishers,
                 "subscriptions": {k: {"msgBacklog": v.get("msgBacklog"), "consumers": len(v.get("consumers", []))}
                                   for k, v in self.subscriptions.items()},
-                "error": self.error}
+                "error": self.error, "pending_adds": self.pending_adds}
 
 
 @dataclass(frozen=True)
@@ -270,7 +273,8 @@ def topic_state_from_json(doc: dict) -> TopicState:
     """A ``TopicState`` back from ``TopicState.to_json`` (migration.json)."""
     return TopicState(doc["cluster"], doc["topic"], set(doc.get("ledgers") or ()), doc.get("state"),
                               doc.get("migrated_property"), doc.get("entries"), list(doc.get("publishers") or ()),
-                              dict(doc.get("subscriptions") or {}), error=doc.get("error"))
+                              dict(doc.get("subscriptions") or {}), error=doc.get("error"),
+                              pending_adds=doc.get("pending_adds"))
 
 
 @dataclass

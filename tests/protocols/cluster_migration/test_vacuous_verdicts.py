@@ -259,3 +259,19 @@ def test_redirects_blue_logged_without_names_leave_r16_unknown_not_unjudged():
     assert not any(check.endswith("/p1/client-follows-redirect") for check in rows)
     # the filter of blue's log keeps those lines for the judge
     assert outcome.log_marks("x\n" + bare + "y\n").strip() == bare.strip()
+
+
+def test_a_producer_kept_off_green_shows_the_writes_blue_left_pending():
+    """F-188-4's evidence: the writes a Terminated ledger neither completed nor failed (internal stats'
+    pendingAddEntriesCount), beside a producer that never reached green; nothing beside one that did."""
+    from pulsar_conformance.conformance.protocols.cluster_migration.outcome import (
+        TopicState,
+        topic_state_from_json,
+    )
+
+    blue = TopicState("blue", "persistent://mig/live/exclusive", state="Terminated", pending_adds=2)
+    assert topic_state_from_json(blue.to_json()).pending_adds == 2  # kept in migration.json
+    stuck = SimpleNamespace(on_green=0)
+    assert "(Terminated) still had 2 write(s) pending after the run" in judge._pending(blue, stuck)
+    assert judge._pending(blue, SimpleNamespace(on_green=5)) == ""
+    assert judge._pending(TopicState("blue", "t", pending_adds=0), stuck) == ""
