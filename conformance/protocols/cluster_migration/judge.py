@@ -280,12 +280,16 @@ def judge_clients(topics: dict, blue_log: str | None, prefix: str, *, tls: str =
                 yield row(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
                     f"{p.on_blue} messages before the migration and only logged it once the topic had migrated; "
                     "Pulsar has no clientMinVersionAllowed (docs/findings.md F-188-7)")
-    anonymous = sum("redirect migrated producer" in line for line in blue_log.splitlines())
+    anonymous = sum("redirect migrated producer" in line and not _NAMED.search(line) for line in blue_log.splitlines())
     if anonymous and not named:
         # blue redirected producers and its log does not say which: no verdict on the clients, rather than none
         yield row(f"{prefix}/client-follows-redirect", None,
             f"blue logged {anonymous} producer redirect(s) without the producer's name, so which client was told is not "
             "known (Pulsar 5 logs it as slog attributes, which a log pattern without %X drops)")
+
+
+# a redirect line that names its producer: in the message (3.x, 4.x) or as a slog attribute (5.x)
+_NAMED = re.compile(r"producerName(?: = |=)[^,}\s]")
 
 
 def redirected(blue_log: str, producer: str) -> bool:

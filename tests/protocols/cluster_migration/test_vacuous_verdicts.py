@@ -257,6 +257,13 @@ def test_redirects_blue_logged_without_names_leave_r16_unknown_not_unjudged():
     reqs, ok, evidence = rows["cluster-migration/client-follows-redirect"]
     assert (reqs, ok) == (["PIP188-R16"], None) and "2 producer redirect(s) without the producer's name" in evidence
     assert not any(check.endswith("/p1/client-follows-redirect") for check in rows)
+    # a named redirect of a producer this scenario did not judge (another topic, or one whose placement
+    # failed) is no nameless one
+    assert "cluster-migration/client-follows-redirect" not in recorded(
+        judge_clients, _stranded_producer(), SLOG_REDIRECT.replace("producerName=p1", "producerName=other"),
+        "cluster-migration")
+    assert "cluster-migration/client-follows-redirect" not in recorded(
+        judge_clients, _stranded_producer(), REDIRECT_LINE.replace("p1", "other"), "cluster-migration")
     # the filter of blue's log keeps those lines for the judge
     assert outcome.log_marks("x\n" + bare + "y\n").strip() == bare.strip()
 
