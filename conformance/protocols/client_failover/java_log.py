@@ -5,6 +5,12 @@ from __future__ import annotations
 import re
 
 _PROBE_FAILED = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url: (\S+)")
+# Pulsar 5's client logs through slog: the URLs are attributes, which the harness's log pattern prints after
+# the message, keys sorted (conformance/harness/java_process.py), e.g. "Failed to probe available, url
+# {url=pulsar://h:p}". A value ends at ", " before the next key or at the closing brace: a host list
+# (pulsar://h1:p1,h2:p2) has commas without a space.
+_VALUE = r"(\S+?)(?=, \w+=|\}(?:\s|$))"
+_PROBE_FAILED_5 = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url \{.*?\burl=" + _VALUE)
 # the switches the client says it makes: AutoClusterFailover's failover and switch-back, and
 # ControlledClusterFailover's "from <configuration> to <configuration>" (serviceUrl=... inside each)
 _SWITCHED = (
@@ -16,6 +22,13 @@ _SWITCHED = (
     # value ends at the ", " before the configuration's next field or at its ")", not at a comma
     re.compile(r"^(\d{13}) INFO \S+ .*Switch Pulsar service url from .*?(?:serviceUrl=([^\s)]+?)(?:, |\))|null).* to "
                r".*?serviceUrl=([^\s)]+?)(?:, |\))"),
+    # the same three in Pulsar 5's words, the URLs as slog attributes (sorted keys)
+    re.compile(r"^(\d{13}) INFO \S+ .*Switching to target service after current service went down "
+               r"\{currentServiceUrl=" + _VALUE + r".*?\btargetServiceUrl=" + _VALUE),
+    re.compile(r"^(\d{13}) INFO \S+ .*Primary service has recovered, switching back "
+               r"\{primaryServiceUrl=(?P<to>\S+?)(?=, \w+=|\}).*?\bsecondaryServiceUrl=(?P<from>\S+?)(?=, \w+=|\}(?:\s|$))"),
+    re.compile(r"^(\d{13}) INFO \S+ .*Switching Pulsar service url \{currentConfig=(?:null|.*?serviceUrl=([^\s)]+?)(?:, |\)))"
+               r".*?newConfig=.*?serviceUrl=([^\s)]+?)(?:, |\))"),
 )
 
 
@@ -23,7 +36,7 @@ def failed_probes(log: str, by_url: dict[str, str]) -> list[tuple[int, str]]:
     """(time, cluster) of each probe the client logged as failed."""
     found = []
     for line in log.splitlines():
-        match = _PROBE_FAILED.match(line)
+        match = _PROBE_FAILED.match(line) or _PROBE_FAILED_5.match(line)
         if match:
             found.append((int(match.group(1)) * 1_000_000, by_url.get(match.group(2), match.group(2))))
     return found
@@ -36,7 +49,9 @@ def switches_logged(log: str, by_url: dict[str, str]) -> list[tuple[int, str | N
         for pattern in _SWITCHED:
             match = pattern.match(line)
             if match:
-                origin, target = match.group(2), match.group(3)
+                # the switch-back's attributes come target first (keys sorted): named groups say which is which
+                origin, target = ((match.group("from"), match.group("to")) if "to" in pattern.groupindex
+                                  else (match.group(2), match.group(3)))
                 found.append((int(match.group(1)) * 1_000_000, by_url.get(origin, origin) if origin else None,
                               by_url.get(target, target)))
                 break

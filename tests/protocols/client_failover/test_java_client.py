@@ -206,3 +206,36 @@ def test_a_java_failover_client_that_ended_before_its_drain_stops_the_scenario(t
     monkeypatch.setattr(scenario, "JavaFailoverClient", _EndedEarly)
     with pytest.raises(RuntimeError, match="did not drain to its end .*exited 5.*NoSuchFieldError"):
         scenario.run_java(deployment(), tmp_path, "ended-early", JAVA, TOPIC, [], seed=1)
+
+
+# pulsar-client-original 5.0.0-M1 logs through slog: the URLs are attributes, printed after the message by the
+# harness's log pattern (keys sorted, as log4j prints the event's context data); before that pattern the
+# 5.0.0-M1 cell of the sweep at b183aea read "Failed to probe available, url" with no URL, and R04 was unknown
+SLOG_LOG = (
+    f"1795932379109 WARN AutoClusterFailover [pulsar-service-provider-1-1] Failed to probe available, url "
+    f"{{url={P}}} Connection refused\n"
+    f"1795932379500 INFO AutoClusterFailover [pulsar-service-provider-1-1] Switching to target service after current "
+    f"service went down {{currentServiceUrl={P}, downTimeMs=3000, failedTimestamp=11912365934555, targetServiceUrl={S1}}} \n"
+    f"1795932389500 INFO AutoClusterFailover [pulsar-service-provider-1-1] Primary service has recovered, switching "
+    f"back {{primaryServiceUrl={P}, recoveredMs=5000, secondaryServiceUrl={S1}}} \n")
+
+
+def test_a_5x_client_log_gives_its_probes_and_switches_from_the_slog_attributes():
+    by_url = {P: "primary", S1: "s1"}
+    assert java_log.failed_probes(SLOG_LOG, by_url) == [(1795932379109_000_000, "primary")]
+    assert [(a, b) for _, a, b in java_log.switches_logged(SLOG_LOG, by_url)] == [("primary", "s1"), ("s1", "primary")]
+    # a host list (a cluster of several brokers) is one value, and the controlled switch's configurations too
+    primary, s1 = "pulsar://127.0.0.1:17511,127.0.0.1:21846", "pulsar://127.0.0.1:13058,127.0.0.1:32667"
+    conf = "ControlledClusterFailover.ControlledConfiguration(serviceUrl={}, tlsTrustCertsFilePath=null, " \
+           "authPluginClassName=null, authParamsString=null)"
+    log = (f"1795632724640 INFO ControlledClusterFailover [p-1] Switching Pulsar service url "
+           f"{{currentConfig=null, newConfig={conf.format(primary)}}} \n"
+           f"1795632727618 INFO ControlledClusterFailover [p-1] Switching Pulsar service url "
+           f"{{currentConfig={conf.format(primary)}, newConfig={conf.format(s1)}}} \n"
+           f"1795632729000 WARN AutoClusterFailover [p-1] Failed to probe available, url {{url={s1}}} Connection refused\n")
+    by_url = {primary: "primary", s1: "s1"}
+    assert [(a, b) for _, a, b in java_log.switches_logged(log, by_url)] == [(None, "primary"), ("primary", "s1")]
+    assert java_log.failed_probes(log, by_url) == [(1795632729000_000_000, "s1")]
+    # the 5.x message without its attributes (the pattern before d47db56) names no cluster: nothing is read
+    bare = "1795932379109 WARN AutoClusterFailover [pulsar-service-provider-1-1] Failed to probe available, url  Connection refused\n"
+    assert java_log.failed_probes(bare, by_url) == []
