@@ -121,6 +121,15 @@ def place_sends(topic: str, sends: list[dict], blue: TopicState, green: TopicSta
     cut is checked against the message ids (blue's are entries 0..n-1 of its ledgers).
     """
     ids = {row["uid"]: row["msg_id"] for row in sends}
+    # a cluster that did not answer for its topic (a timeout, an error: not a 404, which says it has none)
+    # has ledgers nobody knows, and they may carry the ids of the other's: no send can be told by its ledger
+    # (5.0.0-M1, 2026-11-29: blue's stats timed out, its ledger 5 was green's ledger 5 too, and 349 sends blue
+    # stored were placed on green, which held 0 entries)
+    unknown = [s for s in (blue, green) if s.error and not s.error.startswith("HTTP 404")]
+    if unknown:
+        return Placement(topic, dict.fromkeys(ids, "unknown"), ids, "none",
+                         [f"{s.cluster}'s ledgers are unknown ({s.error}), so a send's ledger id cannot tell which "
+                          "cluster stored it" for s in unknown])
     shared = blue.ledgers & green.ledgers
     if not shared:
         side = {**dict.fromkeys(blue.ledgers, "blue"), **dict.fromkeys(green.ledgers, "green")}

@@ -77,3 +77,22 @@ def test_r09_is_not_applicable_on_a_release_without_automatic_resource_creation(
     missing = {"exclusive": ["fast"]}  # the control: with the setting on, a missing subscription still fails
     assert judge.resources_on_green("x", {"present": True, "value": "true"}, missing, 0, []).ok is False
     assert judge.resources_on_green("x", {"present": False}, missing, 0, []).verdict == "not applicable"
+
+
+def test_a_cluster_that_did_not_answer_for_its_topic_leaves_every_send_unplaced():
+    """5.0.0-M1 (2026-11-29, namespace-migration-java): blue's stats timed out, so its ledgers were unknown, and
+    its ledger 5 was green's ledger 5 too; the ledger ids put all 349 sends blue stored on green (a redirect
+    "4.4 s before the trigger"). A cluster whose answer is unknown makes no send placeable by its ledger id;
+    a 404 (no such topic there) still says it stored none."""
+    from pulsar_conformance.conformance.protocols.cluster_migration.outcome import place_sends
+
+    topic = "persistent://mig/moving-java/orders"
+    sends = [{"uid": f"p/{i}", "msg_id": f"5:{i}:-1:-1", "ts_ns": i} for i in range(3)]
+    blue = TopicState("blue", topic, error="ReadTimeout: HTTPConnectionPool(host='127.0.0.1', port=8080): Read timed out.")
+    green = TopicState("green", topic, {5}, "LedgerOpened", entries=0)
+    placed = place_sends(topic, sends, blue, green)
+    assert set(placed.by_uid.values()) == {"unknown"} and placed.method == "none"
+    assert placed.problems == ["blue's ledgers are unknown (ReadTimeout: HTTPConnectionPool(host='127.0.0.1', "
+                               "port=8080): Read timed out.), so a send's ledger id cannot tell which cluster stored it"]
+    absent = TopicState("blue", topic, error="HTTP 404: Topic not found")
+    assert set(place_sends(topic, sends, absent, green).by_uid.values()) == {"green"}
