@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 
+from ...harness import slog
+
 _PROBE_FAILED = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url: (\S+)")
-# Pulsar 5's client logs through slog: the URLs are attributes, which the harness's log pattern prints after
-# the message, keys sorted (conformance/harness/java_process.py), e.g. "Failed to probe available, url
-# {url=pulsar://h:p}". A value ends at ", " before the next key or at the closing brace: a host list
-# (pulsar://h1:p1,h2:p2) has commas without a space.
-_VALUE = r"(\S+?)(?=, \w+=|\}(?:\s|$))"
-_PROBE_FAILED_5 = re.compile(r"^(\d{13}) \S+ \S+ .*Failed to probe available, url \{.*?\burl=" + _VALUE)
+# Pulsar 5's client logs through slog: the URLs are attributes, printed after the message by the harness's log
+# pattern (harness/slog.py reads them), e.g. "Failed to probe available, url {url=pulsar://h:p}"
+_TIME = re.compile(r"^(\d{13}) ")
 # the switches the client says it makes: AutoClusterFailover's failover and switch-back, and
 # ControlledClusterFailover's "from <configuration> to <configuration>" (serviceUrl=... inside each)
 _SWITCHED = (
@@ -22,23 +21,48 @@ _SWITCHED = (
     # value ends at the ", " before the configuration's next field or at its ")", not at a comma
     re.compile(r"^(\d{13}) INFO \S+ .*Switch Pulsar service url from .*?(?:serviceUrl=([^\s)]+?)(?:, |\))|null).* to "
                r".*?serviceUrl=([^\s)]+?)(?:, |\))"),
-    # the same three in Pulsar 5's words, the URLs as slog attributes (sorted keys)
-    re.compile(r"^(\d{13}) INFO \S+ .*Switching to target service after current service went down "
-               r"\{currentServiceUrl=" + _VALUE + r".*?\btargetServiceUrl=" + _VALUE),
-    re.compile(r"^(\d{13}) INFO \S+ .*Primary service has recovered, switching back "
-               r"\{primaryServiceUrl=(?P<to>\S+?)(?=, \w+=|\}).*?\bsecondaryServiceUrl=(?P<from>\S+?)(?=, \w+=|\}(?:\s|$))"),
-    re.compile(r"^(\d{13}) INFO \S+ .*Switching Pulsar service url \{currentConfig=(?:null|.*?serviceUrl=([^\s)]+?)(?:, |\)))"
-               r".*?newConfig=.*?serviceUrl=([^\s)]+?)(?:, |\))"),
 )
+# Pulsar 5's words for the same three: message -> the attributes naming where from and where to
+_SWITCHED_5 = (
+    ("Switching to target service after current service went down", "currentServiceUrl", "targetServiceUrl"),
+    ("Primary service has recovered, switching back", "secondaryServiceUrl", "primaryServiceUrl"),
+    ("Switching Pulsar service url", "currentConfig", "newConfig"),
+)
+_SERVICE_URL = re.compile(r"serviceUrl=([^\s)]+?)(?:, |\))")
+
+
+def _url(value: str | None) -> str | None:
+    """A URL attribute as it is, or a ControlledConfiguration's serviceUrl (None for null)."""
+    if value is None or value == "null":
+        return None
+    inside = _SERVICE_URL.search(value)
+    return inside.group(1) if inside else value
+
+
+def _switch_5(line: str) -> tuple[int, str | None, str] | None:
+    """(time ms, from, to) of a switch Pulsar 5's client logged, or None."""
+    time = _TIME.match(line)
+    for message, origin, target in _SWITCHED_5:
+        if time and " INFO " in line and message in line:
+            found = slog.attributes(line)
+            if _url(found.get(target)):
+                return int(time.group(1)), _url(found.get(origin)), _url(found.get(target))
+    return None
 
 
 def failed_probes(log: str, by_url: dict[str, str]) -> list[tuple[int, str]]:
     """(time, cluster) of each probe the client logged as failed."""
     found = []
     for line in log.splitlines():
-        match = _PROBE_FAILED.match(line) or _PROBE_FAILED_5.match(line)
+        match = _PROBE_FAILED.match(line)
         if match:
-            found.append((int(match.group(1)) * 1_000_000, by_url.get(match.group(2), match.group(2))))
+            at, url = int(match.group(1)), match.group(2)
+        elif "Failed to probe available, url" in line and _TIME.match(line):
+            at, url = int(_TIME.match(line).group(1)), slog.attributes(line).get("url")  # 5.x
+        else:
+            continue
+        if url:
+            found.append((at * 1_000_000, by_url.get(url, url)))
     return found
 
 
@@ -49,10 +73,13 @@ def switches_logged(log: str, by_url: dict[str, str]) -> list[tuple[int, str | N
         for pattern in _SWITCHED:
             match = pattern.match(line)
             if match:
-                # the switch-back's attributes come target first (keys sorted): named groups say which is which
-                origin, target = ((match.group("from"), match.group("to")) if "to" in pattern.groupindex
-                                  else (match.group(2), match.group(3)))
+                origin, target = match.group(2), match.group(3)
                 found.append((int(match.group(1)) * 1_000_000, by_url.get(origin, origin) if origin else None,
                               by_url.get(target, target)))
                 break
+        else:
+            switch = _switch_5(line)
+            if switch:
+                at, origin, target = switch
+                found.append((at * 1_000_000, by_url.get(origin, origin) if origin else None, by_url.get(target, target)))
     return found

@@ -9,6 +9,7 @@ import re
 
 from pulsar_conformance.fixtures.deploy.admin import Admin, AdminError
 
+from ...harness import slog
 from . import tls_modes
 from .outcome import AUTO_CREATE, NamespaceMigrationAnswer, TopicState, log_marks
 
@@ -91,20 +92,18 @@ def blue_log(deployment) -> str | None:
 # (PersistentTopic#initMigration creates every subscription of the topic; docs/cluster-migration.md)
 DURABILITY_REFUSAL = "Durable subscription with the same name already exists"
 _REFUSED = re.compile(r"\]\[(persistent://[^\]]+)\]\[([^\]]+)\] Failed to create consumer: .*" + DURABILITY_REFUSAL)
-# Pulsar 5 (slog): "Failed to create consumer" with the topic and subscription as attributes printed after it
-# (fixtures/deploy/brokerconf.py), e.g. "... {consumerId=1, exception=..., subscription=s, topic=persistent://t}"
-_ATTRIBUTE = {name: re.compile(rf"[{{ ]{name}=([^,}}]+)") for name in ("topic", "subscription")}
 
 
 def _refused(line: str) -> tuple[str, str] | None:
-    """(topic, subscription) of a line where green refused a consumer for the durability of its subscription."""
+    """(topic, subscription) of a line where green refused a consumer for the durability of its subscription:
+    in the message (3.x, 4.x) or as slog attributes after it (5.x, harness/slog.py)."""
     m = _REFUSED.search(line)
     if m:
         return m.group(1), m.group(2)
     if "Failed to create consumer" not in line or DURABILITY_REFUSAL not in line:
         return None
-    topic, subscription = (_ATTRIBUTE[name].search(line) for name in ("topic", "subscription"))
-    return (topic.group(1), subscription.group(1)) if topic and subscription else None
+    found = slog.attributes(line)
+    return (found["topic"], found["subscription"]) if "topic" in found and "subscription" in found else None
 
 
 def auto_resource_creation(cluster) -> dict:
