@@ -18,5 +18,7 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
   environment, its event lines as capture rows); ``java_consumer``: that program draining a
   subscription, for a scenario that moves a consumer and judges the Java client with the same judge;
   ``java_traffic``: that program running a scenario's producers, consumers and readers, with the
-  face of ``traffic`` a scenario drives (PIP-188's Java client scenario).
+  face of ``traffic`` a scenario drives (PIP-188's Java client scenario);
+- ``slog``: Pulsar 5's slog attributes (a topic, a producer, a URL) read back from a broker's or a Java
+  client's log line, where the suite's log patterns print them after the message.
 """
