@@ -42,8 +42,10 @@ def _url(value: str | None) -> str | None:
 def _switch_5(line: str) -> tuple[int, str | None, str] | None:
     """(time ms, from, to) of a switch Pulsar 5's client logged, or None."""
     time = _TIME.match(line)
+    if not time or " INFO " not in line:
+        return None
     for message, origin, target in _SWITCHED_5:
-        if time and " INFO " in line and message in line:
+        if message in line:
             found = slog.attributes(line)
             if _url(found.get(target)):
                 return int(time.group(1)), _url(found.get(origin)), _url(found.get(target))
@@ -55,10 +57,11 @@ def failed_probes(log: str, by_url: dict[str, str]) -> list[tuple[int, str]]:
     found = []
     for line in log.splitlines():
         match = _PROBE_FAILED.match(line)
+        time = _TIME.match(line)
         if match:
             at, url = int(match.group(1)), match.group(2)
-        elif "Failed to probe available, url" in line and _TIME.match(line):
-            at, url = int(_TIME.match(line).group(1)), slog.attributes(line).get("url")  # 5.x
+        elif time and "Failed to probe available, url" in line:
+            at, url = int(time.group(1)), slog.attributes(line).get("url")  # 5.x
         else:
             continue
         if url:

@@ -11,6 +11,7 @@ Each judge of several checks is check-safe (harness/rows.py ``judges``).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -258,13 +259,14 @@ def judge_clients(topics: dict, blue_log: str | None, prefix: str, *, tls: str =
     if unbuilt:
         # the broker, not the client: nothing reached the client to follow (docs/findings.md F-188-13)
         yield row(f"{prefix}/migrated-command-sent", False, unbuilt)
+    said = blue_said(blue_log)
     named = False
     for topic, o in topics.items():
         if o.placement.problems:
             continue  # where the sends were stored is unknown: judge_topics recorded it
         for p in o.producers:
-            told = redirected(blue_log, p.name)
-            unsupported = not_told(blue_log, topic)
+            told = p.name in said.redirected
+            unsupported = topic in said.not_told
             if not (told or unsupported):
                 continue
             named = True
@@ -279,7 +281,7 @@ def judge_clients(topics: dict, blue_log: str | None, prefix: str, *, tls: str =
                 yield row(f"{prefix}/{topic.rsplit('/', 1)[-1]}/{p.name}/old-client-refused-before-migration", False, f"blue let {p.name}, which cannot follow a redirect (protocol < v20), publish "
                     f"{p.on_blue} messages before the migration and only logged it once the topic had migrated; "
                     "Pulsar has no clientMinVersionAllowed (docs/findings.md F-188-7)")
-    anonymous = sum("redirect migrated producer" in line and not _named(line) for line in blue_log.splitlines())
+    anonymous = said.nameless
     if anonymous and not named:
         # blue redirected producers and its log does not say which: no verdict on the clients, rather than none
         yield row(f"{prefix}/client-follows-redirect", None,
@@ -289,28 +291,40 @@ def judge_clients(topics: dict, blue_log: str | None, prefix: str, *, tls: str =
 
 _REDIRECT = "redirect migrated producer"
 _NOT_TOLD = "client doesn't support topic migration handling"
+# 3.x and 4.x name them in the message: "producerName = X," and "... handling PersistentTopic{topic=T}"
+_NAME_IN_MESSAGE = re.compile(r"producerName = ([^,\s]+),")
+_TOPIC_IN_MESSAGE = re.compile(re.escape(_NOT_TOLD) + r" PersistentTopic\{topic=([^}\s]+)\}")
+_PERSISTENT_TOPIC = re.compile(r"^PersistentTopic\{topic=(.*)\}$")
 
 
-def _named(line: str) -> bool:
-    """A redirect line that names its producer: in the message (3.x, 4.x) or as a slog attribute (5.x)."""
-    return "producerName = " in line and "producerName = ," not in line or bool(slog.attributes(line).get("producerName"))
+@dataclass(frozen=True)
+class BlueSaid:
+    """What blue's log says of the clients, read once: the producers it redirected, the topics whose client it
+    could not tell (protocol < v20), and how many redirects it logged without naming the producer."""
+
+    redirected: frozenset[str]
+    not_told: frozenset[str]
+    nameless: int
 
 
-def redirected(blue_log: str, producer: str) -> bool:
-    """Blue's log says it redirected ``producer``: "producerName = X," in the message (3.x, 4.x), or the
-    slog attribute producerName after it (5.x; fixtures/deploy/brokerconf.py prints the attributes)."""
-    return (f"producerName = {producer}," in blue_log
-            or any(_REDIRECT in line and slog.attributes(line).get("producerName") == producer
-                   for line in blue_log.splitlines()))
-
-
-def not_told(blue_log: str, topic: str) -> bool:
-    """Blue's log says a client of ``topic`` cannot be told (protocol < v20): the topic in the message
-    (3.x, 4.x) or as the line's slog attribute (5.x: the topic's name, or its PersistentTopic{topic=<name>})."""
-    if f"{_NOT_TOLD} PersistentTopic{{topic={topic}}}" in blue_log:
-        return True
-    return any(_NOT_TOLD in line and slog.attributes(line).get("topic") in (topic, f"PersistentTopic{{topic={topic}}}")
-               for line in blue_log.splitlines())
+def blue_said(blue_log: str) -> BlueSaid:
+    """Each line read once, in the message's words (3.x, 4.x) or the slog attributes after it (5.x; printed by
+    fixtures/deploy/brokerconf.py's pattern, read by harness/slog.py)."""
+    redirected, not_told, nameless = set(), set(), 0
+    for line in blue_log.splitlines():
+        redirected.update(_NAME_IN_MESSAGE.findall(line))
+        not_told.update(_TOPIC_IN_MESSAGE.findall(line))
+        if _REDIRECT not in line and _NOT_TOLD not in line:
+            continue
+        attributes = slog.attributes(line)
+        if _REDIRECT in line:
+            name = attributes.get("producerName")
+            redirected.update([name] if name else [])
+            nameless += not name and not _NAME_IN_MESSAGE.search(line)
+        if _NOT_TOLD in line and attributes.get("topic"):
+            topic = _PERSISTENT_TOPIC.match(attributes["topic"])
+            not_told.add(topic.group(1) if topic else attributes["topic"])
+    return BlueSaid(frozenset(redirected), frozenset(not_told), nameless)
 
 
 # Pulsar 3.0.x-3.2.x: Commands.newTopicMigrated sets the TLS URL unconditionally, and a target
