@@ -96,6 +96,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
         progress_seen = []
         observe.poll(progress_seen, a, b, topic, until_ns=acked_ns + int(plan.hold_link_s * 1e9))
         since_ns = acked_ns
+        log_lines = len(deployment.broker_log("blue").splitlines())
         if plan.hold_link_s:
             deployment.heal("blue", "green", one_way=True)
             since_ns = line.mark(f"A -> B released after {plan.hold_link_s:.0f} s")
@@ -109,6 +110,9 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                     "replicator": observe.replicator(a, b, topic)}
         line.mark("B holds every entry A has" if caught_up else
                   f"B did NOT catch up with A within {CATCH_UP_S:.0f} s: {catch_up['replicator']}")
+        if not caught_up:
+            # whose stall it is (issue 47): what A's replicator cursor, the suite's proxy and A's log say then
+            catch_up["stall"] = observe.stall_evidence(deployment, a, b, topic, log_from=log_lines)
         observe.poll(progress_seen, a, b, topic, until_ns=time.time_ns() + int(plan.settle_s * 1e9),
                      done=_moved_and_still if plan.settle_until_moved else None)
         a_cursor = observe.cursor(a, topic)
