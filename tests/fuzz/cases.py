@@ -67,6 +67,16 @@ def executable(content: str) -> Special:
     return Special("exec", content)
 
 
+def symlink(target: str) -> Special:
+    """A symbolic link to ``target`` ("{dir}" is the case's folder; a link may point outside it)."""
+    return Special("symlink", target)
+
+
+def unreadable(content: str | bytes = "x") -> Special:
+    """A file with mode 000 (root reads it anyway: use only where ``ROOT_USER`` is false)."""
+    return Special("unreadable", content)
+
+
 def big_file(size: int, head: bytes = b"") -> Special:
     return Special("big", head + b" " * max(0, size - len(head)))
 
@@ -77,11 +87,18 @@ class Case:
     files: dict[str, object] = field(default_factory=dict)
     env: dict[str, str | None] = field(default_factory=dict)
     timeout: float = sandbox.DEFAULT_TIMEOUT
+    # what the message must name (the file, the issuer, what is wrong with it): a refusal that names the wrong
+    # problem is no clean refusal either ("{dir}" is the case's folder)
+    said: tuple[str, ...] = ()
+    # the exit codes that are right (bad input's, unless the surface answers with a verdict: verify's 1)
+    expect: tuple[int, ...] = (sandbox.EXIT_BAD_INPUT,)
 
     def __repr__(self) -> str:  # what Hypothesis prints for a failing example (file contents cut short)
         shown = {k: (v if isinstance(v, Special) else (v[:120] if isinstance(v, (str, bytes)) else v))
                  for k, v in self.files.items()}
-        return f"Case(argv={self.argv!r}, files={shown!r}, env={self.env!r})"
+        extra = f", said={self.said!r}" if self.said else ""
+        extra += f", expect={self.expect!r}" if self.expect != (sandbox.EXIT_BAD_INPUT,) else ""
+        return f"Case(argv={self.argv!r}, files={shown!r}, env={self.env!r}{extra})"
 
     def _repr_pretty_(self, printer, cycle) -> None:  # Hypothesis' printer, instead of its own dataclass dump
         printer.text(repr(self))
@@ -138,6 +155,12 @@ def materialize(case: Case, workdir: Path) -> tuple[list[str], dict[str, str | N
             elif content.kind == "exec":
                 path.write_text(content.content)
                 path.chmod(0o755)
+            elif content.kind == "symlink":
+                os.symlink(_fill(content.content, workdir), path)
+            elif content.kind == "unreadable":
+                data = content.content
+                (path.write_bytes if isinstance(data, bytes) else path.write_text)(data)
+                path.chmod(0)
             elif content.kind == "big":
                 path.write_bytes(content.content if isinstance(content.content, bytes) else content.content.encode())
             else:
@@ -156,7 +179,7 @@ def run_case(case: Case, surface: str, canaries: tuple[str, ...] = CANARIES) -> 
     try:
         argv, env = materialize(case, workdir)
         outcome = sandbox.run_cli(argv, workdir, surface=surface, env=env, timeout=case.timeout)
-        sandbox.assert_refused(outcome, canaries)
+        sandbox.assert_refused(outcome, canaries, tuple(_fill(s, workdir) for s in case.said), case.expect)
         return outcome
     finally:
         _make_writable(workdir)

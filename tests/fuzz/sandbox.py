@@ -339,8 +339,13 @@ def run_cli(argv: list[str], workdir: Path, *, surface: str, env: dict[str, str 
     return outcome
 
 
-def judge(outcome: Outcome, canaries: tuple[str, ...] = ()) -> list[str]:
-    """Every way ``outcome`` falls short of a clean refusal of bad input (empty: it is one)."""
+def judge(outcome: Outcome, canaries: tuple[str, ...] = (), said: tuple[str, ...] = (),
+          expect: tuple[int, ...] = (EXIT_BAD_INPUT,)) -> list[str]:
+    """Every way ``outcome`` falls short of a clean refusal of bad input (empty: it is one).
+
+    ``said``: what the message must name (the file, the issuer, what is wrong), each case-insensitively;
+    ``expect``: the exit codes that are right for it (bad input's alone, unless the surface's outcome is a
+    verdict: ``verify`` finding a difference exits 1, ``plan`` with a requirement it cannot judge 2)."""
     problems = []
     text = outcome.stdout + outcome.stderr
     if outcome.timed_out:
@@ -351,10 +356,14 @@ def judge(outcome: Outcome, canaries: tuple[str, ...] = ()) -> list[str]:
         problems.append(f"work started on bad input: {outcome.work[0]}")
     if "Traceback (most recent call last)" in text:
         problems.append("a Python traceback in the output")
-    if outcome.code != EXIT_BAD_INPUT and not (outcome.timed_out or outcome.memory_bomb):
-        problems.append(f"exit code {outcome.code}, not {EXIT_BAD_INPUT} (bad input)")
+    if outcome.code not in expect and not (outcome.timed_out or outcome.memory_bomb):
+        wanted = " or ".join(map(str, expect))
+        problems.append(f"exit code {outcome.code}, not {wanted}{' (bad input)' if expect == (EXIT_BAD_INPUT,) else ''}")
     if outcome.code == EXIT_BAD_INPUT:
         problems += _fix_problems(outcome)
+    missing = [s for s in said if s.lower() not in text.lower()]
+    if missing and not problems:
+        problems.append(f"the message does not name {missing[0]!r}")
     if outcome.leftovers:
         problems.append(f"left files behind or changed them: {outcome.leftovers[:5]}")
     if outcome.processes:
@@ -386,8 +395,9 @@ def _fix_problems(outcome: Outcome) -> list[str]:
     return []
 
 
-def assert_refused(outcome: Outcome, canaries: tuple[str, ...] = ()) -> None:
-    problems = judge(outcome, canaries)
+def assert_refused(outcome: Outcome, canaries: tuple[str, ...] = (), said: tuple[str, ...] = (),
+                   expect: tuple[int, ...] = (EXIT_BAD_INPUT,)) -> None:
+    problems = judge(outcome, canaries, said, expect)
     assert not problems, "; ".join(problems) + "\n" + outcome.show()
 
 
