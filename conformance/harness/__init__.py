@@ -8,6 +8,7 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
 - ``rows``: what a judge returns (pure: no cluster, no recording), check-safe without a recorder;
 - ``recorder``: the rows into the certification run's checks (a failed MUST fails the test, an
   unknown one breaks it); ``checks``: a protocol's checks declared once with the requirements they judge;
+  ``rejudge``: a saved outcome judged again through the same recorder without pytest (``judge BUNDLE``);
 - ``sources``, ``hazards``, ``findings``: what keeps a failure fair to the product: where a
   requirement comes from (another client's code fails no client but that one), the operator
   mistakes a run is configured with, the findings that explain a failure;

@@ -7,6 +7,8 @@
 - ``judge``: every verdict row of a scenario, as pure functions of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-121.yaml);
 - ``trace``: the observed faults and switches projected onto the client-failover spec and validated;
+- ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
+  of each outcome type, as the live scenarios record them;
 - ``client``: the Python failover client and where it is attached over time;
 - ``java_client``: the real Java client (Harness.java in a JVM) as a capture source; ``java_release``: which
   release it runs and its jars from Maven Central; ``java_log``: its own log read (failed probes, switches);

@@ -12,6 +12,8 @@ harness's (conformance/harness/); what is PIP-188's own lives here:
   scenario shares, each scenario's own, the trace validation per pair;
 - ``checks``: the checks declared once with the requirements they judge (spec/catalog/pip-188.yaml links them);
 - ``trace``: one (producer, subscription) projected onto the cluster-migration spec and validated;
+- ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
+  of each outcome type, as the live scenarios record them;
 - ``record``: what the live suites share: an outcome's rows recorded, and the precondition of the
   namespace-level scenarios (does the release have namespace-level migration?);
 - ``tls_modes``: the TLS configurations the profile runs in (``certify --migration-tls``) and their hazards;

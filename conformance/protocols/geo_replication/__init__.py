@@ -6,6 +6,8 @@
 - ``judge``: GEO-R01 and GEO-R02 as a pure function of the outcome;
 - ``checks``: the checks declared with the requirements they judge (conformance/catalog/geo-replication.yaml);
 - ``trace``: the projection onto a spec (none yet: the descriptor names none);
+- ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
+  of each outcome type, as the live scenarios record them;
 - ``verdicts``: the old import path of the judge for tests/reports/test_verdicts.py, until it moves;
 - ``test_geo_replication``: the live scenario.
 """

@@ -10,6 +10,8 @@
 - ``judge``: every verdict as a pure function of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-454.yaml);
 - ``trace``: the phases and faults observed, projected onto the metadata-migration spec;
+- ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
+  of each outcome type, as the live scenarios record them;
 - ``bench``: ``bench metadata-migration`` (the read-only window against the amount of metadata);
 - ``test_metadata_migration``: the live scenarios.
 """

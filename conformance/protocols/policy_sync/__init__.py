@@ -8,5 +8,7 @@
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-136.yaml);
 - ``trace``: a counterexample of the policy-sync spec mapped onto the real clusters, and the spec's
   prediction for the order that ran;
+- ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
+  of each outcome type, as the live scenarios record them;
 - ``test_policy_sync``: the live scenarios.
 """

@@ -15,6 +15,8 @@ steps 2 (replication switched on over existing data), 4 (the unloads at the swit
 - ``judge``: the figures and every verdict row, as pure functions of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/tenant-migration.yaml);
 - ``trace``: the run replayed through the spec's markdelete-only variant;
+- ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
+  of each outcome type, as the live scenarios record them;
 - ``test_tenant_migration``: the live scenarios.
 
 Roles and names: blue (A) and green (B) are the suite's roles (``deployment.clusters[role]``, the
