@@ -38,6 +38,18 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>`]+")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 _PARAM = re.compile(r"([?&;#])([^=&;#\s]+)=([^&;#\s]*)")
 
+# Credentials recognisable by their shape alone, wherever they stand in a text, so that one the run was never
+# told about is masked too (a fault command's argv with an ``Authorization: Bearer ...`` header, a JWT a tool
+# printed): an HTTP authorization scheme's credentials, a JWT (three base64url parts, the first a JSON header
+# "eyJ..."), and ``--token=...`` / ``client_secret=...`` assignments whose name says secret.
+_AUTH_SCHEME = re.compile(r"\b([Bb]earer|[Bb]asic|BEARER|BASIC)( +)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])"
+                          r"([A-Za-z0-9._~+/=-]{8,})")
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*")
+# the two patterns that scan word by word run on texts up to this size: messages, argv, plans and evidence are
+# far smaller; a broker log of 64 MiB gets the given secrets, URLs and JWTs masked (literal-led, fast) only
+_SHAPES_MAX = 1 << 20
+_ASSIGNMENT = re.compile(r"(?<![\w.-])(-{0,2}[A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s'\"&;,]{4,})")
+
 # Values shorter than this are not scanned for byte for byte: replacing a 3-letter password
 # everywhere would maul a bundle, and URL-shaped occurrences are masked by structure anyway.
 MIN_SECRET_LENGTH = 8
@@ -97,12 +109,37 @@ def _is_secret_name(name: str) -> bool:
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every URL redacted and every given secret value masked."""
+    """``text`` with every URL redacted, every given secret value masked, and every credential recognisable
+    by its shape (``Bearer ...``, a JWT, ``--password=...``) masked too."""
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
         text = text.replace(secret, MASK)
+    text = redact_shapes(text)
     if "://" not in text:
         return text
     return _URL.sub(lambda m: redact_url(m.group(0)), text)
+
+
+def redact_shapes(text: str) -> str:
+    """``text`` with the credentials recognisable by shape alone masked (see ``_AUTH_SCHEME``, ``_JWT``,
+    ``_ASSIGNMENT``). Each pattern runs only when a cheap test says it may match, the word-by-word ones on
+    texts up to ``_SHAPES_MAX``: a broker log of 64 MiB passes through here."""
+    if "eyJ" in text:
+        text = _JWT.sub(MASK, text)
+    if len(text) > _SHAPES_MAX:
+        return text
+    if "=" in text:
+        text = _ASSIGNMENT.sub(_mask_assignment, text)
+    if any(word in text for word in ("earer ", "EARER ", "asic ", "ASIC ")):
+        text = _AUTH_SCHEME.sub(lambda m: m.group(0) if m.group(3) == MASK else f"{m.group(1)}{m.group(2)}{MASK}",
+                                text)
+    return text
+
+
+def _mask_assignment(match: re.Match) -> str:
+    name, value = match.groups()
+    if value.startswith(MASK) or not _is_secret_name(name.lstrip("-")):
+        return match.group(0)
+    return f"{name}={MASK}"
 
 
 def url_secrets(url: str) -> list[str]:

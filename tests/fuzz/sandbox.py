@@ -234,28 +234,35 @@ def _listing(root: Path) -> dict[str, tuple]:
     return seen
 
 
-def _marked_processes(marker: str) -> list[tuple[int, str]]:
+def _marked_processes(marker: str, in_command: tuple[str, ...] = ()) -> list[tuple[int, str]]:
+    """Live processes whose environment carries the case's marker, or whose command line holds one of
+    ``in_command`` (unique words a case put there, for a process that cleared its environment)."""
     found = []
     needle = f"{MARKER_ENV}={marker}".encode()
+    words = [w.encode() for w in in_command]
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle not in handle.read():
-                    continue
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                command = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
-        except OSError:
+                raw = handle.read()
+            if not any(w in raw for w in words):
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle not in handle.read():
+                        continue
+            with open(f"/proc/{entry}/stat") as handle:
+                if handle.read().rpartition(")")[2].split()[0] == "Z":
+                    continue  # a zombie runs nothing: it waits for its parent to read its status
+        except (OSError, IndexError):
             continue
-        found.append((int(entry), command))
+        found.append((int(entry), raw.replace(b"\0", b" ").decode(errors="replace").strip()))
     return found
 
 
-def _kill_marked(marker: str) -> list[str]:
+def _kill_marked(marker: str, in_command: tuple[str, ...] = ()) -> list[str]:
     """What the case left running: reported, then killed one by one by pid (all started by the case)."""
     left = []
-    for pid, command in _marked_processes(marker):
+    for pid, command in _marked_processes(marker, in_command):
         if pid == os.getpid():
             continue
         left.append(f"{pid}: {command[:200]}")
@@ -440,3 +447,91 @@ def run_process(argv: list[bytes | str], workdir: Path, *, surface: str, env: di
     return Outcome(argv=shown, code=None if timed_out else child.returncode,
                    stdout=out.decode(errors="backslashreplace"), stderr=err.decode(errors="backslashreplace"),
                    seconds=seconds, timed_out=timed_out, leftovers=leftovers, processes=left)
+
+
+# ------------------------------------------------------------------------- a call, not a command line
+
+
+@dataclass
+class CallOutcome:
+    """What ``run_call`` saw: the exception the call raised (its class and bases, by name, and its text) or
+    its result, the child's own output, and what it left running."""
+    raised: list[str]  # the class names of the exception's MRO ([] when the call returned)
+    message: str
+    result: object
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    processes: list[str] = field(default_factory=list)
+
+    def show(self) -> str:
+        return (f"raised={self.raised[:1]} after {self.seconds:.2f} s{' (TIMED OUT: killed)' if self.timed_out else ''}\n"
+                f"message={self.message[:2000]!r}\nresult={self.result!r:.500}\nprocesses={self.processes}\n"
+                f"--- stdout ---\n{self.stdout[:2000]}\n--- stderr ---\n{self.stderr[:2000]}")
+
+
+def run_call(call, workdir: Path, *, surface: str, timeout: float, extra_markers: tuple[str, ...] = ()) -> CallOutcome:
+    """``call()`` in a forked child with ``workdir`` as its cwd (no guards: the call is meant to start the
+    processes it starts, e.g. an external deployment's fault commands). The child's marker is in its
+    environment as ``MARKER_ENV`` for the call to hand on (a fault command's minimal environment does not
+    inherit it); a process left behind is one carrying it, or one whose command line holds one of
+    ``extra_markers`` (for a process that cleared its environment). The watchdog kills the child's group after
+    ``timeout`` seconds."""
+    workdir = Path(workdir)
+    results = workdir.parent / f".{workdir.name}.results"
+    results.mkdir()
+    marker = uuid.uuid4().hex
+    sys.stdout.flush()
+    sys.stderr.flush()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        status = 0
+        try:
+            os.setpgid(0, 0)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD):
+                signal.signal(sig, signal.SIG_DFL)
+            os.chdir(workdir)
+            os.environ[MARKER_ENV] = marker
+            for fd, name in ((1, "stdout"), (2, "stderr")):
+                target = os.open(results / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(target, fd)
+                os.close(target)
+            doc: dict = {"raised": [], "message": "", "result": None}
+            try:
+                doc["result"] = call()
+            except BaseException as error:  # noqa: BLE001 - what the call raised is the outcome
+                doc = {"raised": [c.__name__ for c in type(error).__mro__], "message": str(error), "result": None}
+                if not isinstance(error, Exception):
+                    traceback.print_exc()
+            (results / "result.json").write_text(json.dumps(doc, default=str))
+        except BaseException:  # noqa: BLE001
+            status = 3
+        finally:
+            os._exit(status)
+    timed_out = False
+    while True:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() - started > timeout:
+            timed_out = True
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.005)
+    seconds = time.monotonic() - started
+    left = _kill_marked(marker, extra_markers)
+    try:
+        doc = json.loads((results / "result.json").read_text())
+    except (OSError, ValueError):
+        doc = {"raised": ["(no result: the child died or was killed)"], "message": "", "result": None}
+    read = lambda name: (results / name).read_text(errors="backslashreplace") if (results / name).exists() else ""  # noqa: E731
+    COUNTS[surface] += 1
+    SECONDS[surface] += seconds
+    return CallOutcome(doc["raised"], doc["message"], doc["result"], read("stdout"), read("stderr"), seconds,
+                       timed_out, left)
