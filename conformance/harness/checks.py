@@ -35,6 +35,11 @@ class Check:
     # the scenario names which of ``requirements`` a recorded instance judges (a trace check
     # judges the requirements of the spec invariants its projection reaches)
     chosen: bool = False
+    # an observation: what the check compares the run with, which its requirements' texts do not ask
+    # for (e.g. "the blog's improved implementation"). Its row is recorded beside those requirements as
+    # evidence; its failure reads ``differs`` for them, never their failure (sources.verdict_for), so a
+    # figure a vendor would rightly dispute as the verdict still reaches the report (issue 47)
+    observes: str = ""
 
     def matches(self, name: str) -> bool:
         """A recorded name, or a catalog link (its placeholders match any segment too)."""
@@ -86,6 +91,11 @@ class Checks:
             raise UndeclaredCheck(f"check {name!r} matches {found[0].pattern!r} and {found[1].pattern!r} in "
                                   f"{self.where}: make one of them more specific")
         return found[0]
+
+    def observes(self, name: str) -> str:
+        """What the declaration of a recorded name compares the run with, "" when it judges its
+        requirements (``Check.observes``)."""
+        return self.find(name).observes
 
     def requirements(self, name: str, chosen: list[str] | None = None) -> list[str]:
         """What a recorded check judges: its declaration's requirements, or for a declaration

@@ -8,6 +8,11 @@ observed: a failure there is no product failure. The recorder (``Recorder``) tur
 ``fail`` into ``unknown`` and keeps the hazard, with its fix, in the row (``details.hazard``); the
 report lists every hazard of the run beside the requirements it touched, and the run verdict's
 reasons name it.
+
+A hazard can also be one a scenario is configured with on purpose, to measure what it costs
+(tenant-migration's message TTL shorter than an outage, docs/tenant-migration.md): its judge puts
+``hazard.observed(what it cost)`` in the rows of that scenario (``details.hazard``), and no row judges a
+requirement on what the hazard explains: the cost is evidence, never a verdict.
 """
 from __future__ import annotations
 
@@ -28,6 +33,11 @@ class Hazard:
 
     def to_json(self) -> dict:
         return asdict(self) | {"requirements": list(self.requirements), "keeps": list(self.keeps)}
+
+    def observed(self, what: str) -> dict:
+        """The hazard as a row of the scenario configured with it carries it, with what it was seen to
+        cost in that run (``observed``, the evidence)."""
+        return self.to_json() | {"observed": what}
 
     def text(self) -> str:
         return f"configuration hazard ({self.name}): {self.says}; fix: {self.fix}"

@@ -10,7 +10,10 @@ Each row also carries what the report needs to be fair to the product (issue 28)
 - ``details.client``: the client the row judged (``client=``), so a requirement taken from another
   client's code is not held against it (``sources``: its verdict there is ``differs``);
 - a configuration hazard of the run (``Checks.hazards``, ``hazards``) that explains a failure turns
-  it into ``unknown``, the hazard and its fix in the row;
+  it into ``unknown``, the hazard and its fix in the row; a hazard a judge observed in its scenario
+  (``details.hazard`` of the row) is kept beside them;
+- an observation (``Check.observes``: the check compares the run with something its requirements do
+  not ask for) gets ``details.observation``, and its failure reads ``differs`` for them (``sources``);
 - judges are pure (``rows``: the scenario records what they return, ``record``); a judge that raises
   leaves an ``unknown`` row for its requirements with the error as evidence, and the test goes on
   to record its later checks (Jepsen's check-safe).
@@ -42,9 +45,15 @@ class Recorder:
         """Record ``check`` (a name its protocol declares, which says what it judges); a check
         whose scenario chooses among its declared requirements passes them as ``requirements``."""
         judged = self.checks.requirements(check, requirements)
+        observes = self.checks.observes(check)
+        if observes:  # evidence beside its requirements, whose verdict its failure is not (sources)
+            details["observation"] = observes
         verdict, evidence, touching = hazards.apply(self.hazards, check, judged, verdict_of(ok), evidence)
-        if touching:
-            details["hazard"] = touching
+        # a judge may name a hazard its scenario is configured with (``hazards.Hazard.observed``): kept,
+        # beside those of the run's configuration
+        mine = list(details.get("hazard") or ())
+        if touching or mine:
+            details["hazard"] = mine + [h for h in touching if h not in mine]
         self._write(check, judged, verdict, evidence, details)
 
     def not_applicable(self, check: str, reason: str, *, requirements: list[str] | None = None, **details) -> None:

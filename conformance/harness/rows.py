@@ -5,6 +5,11 @@ it reaches no cluster and records nothing, so a recorded run (``harness.outcome`
 by exactly the code the live scenario uses. The scenario hands the rows to ``Recorder.record``,
 which applies the catalog, the hazards and the client's sources, and writes them.
 
+One event, one requirement (issue 47): an event is charged to the requirement whose text it breaks
+(``charged``: ``details.event`` names it); a row of another requirement it touches says "the same event
+as ..." (``same_event``) and is no second independent failure: unknown where its own text is not
+broken, its failure kept, and counted with the event, where it is.
+
 Judges stay check-safe without a recorder: ``from_judge`` turns a judge of one check that raises
 into that check's ``unknown`` row, and ``@judges`` makes a judge of several checks (a generator of
 rows) yield a ``<name>/raised`` row for the requirements it judges after the rows it made before it
@@ -35,6 +40,31 @@ class Row:
 
 def row(check: str, ok: bool | None, evidence: str, *, requirements: list[str] | None = None, **details) -> Row:
     return Row(check, ok, evidence, requirements, details)
+
+
+def charged(r: Row, event: str) -> Row:
+    """``r`` is the row an event is charged to (the requirement whose text it breaks): it names the
+    event (``details.event``, a stable id) so a summary counts one failing event however many rows
+    it touches (reports/events.py)."""
+    r.details["event"] = event
+    return r
+
+
+def same_event(r: Row, event: str, home: str, why: str, *, broken: bool) -> Row:
+    """``r`` also touches the event charged to ``home`` (its check and requirement): it names the
+    same event and says so first. ``broken``: the event breaks ``r``'s own requirement's text too, so
+    its failure stands (counted with the event, not as a second one); otherwise a failure ``r`` shows
+    only through the event is not its requirement's: unknown (the state it is about was not reached
+    past the event), never a pass. A row that passed or was unknown keeps its verdict."""
+    r.details["event"] = event
+    r.details["same_event_as"] = home
+    if r.ok is False and not broken:
+        r.ok = None
+        r.evidence = (f"the same event as {home}, not a second independent failure: {why}; not judged past it; "
+                      f"{r.evidence}")
+    else:
+        r.evidence = f"the same event as {home}: {why}; {r.evidence}"
+    return r
 
 
 def not_applicable(check: str, reason: str, *, requirements: list[str] | None = None, **details) -> Row:

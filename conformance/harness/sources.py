@@ -14,6 +14,10 @@ from the C++ client; it does not break PIP-121. A check row names the client it 
 (``details.client``, set by the recorder); where it failed such a requirement, the requirement's
 verdict from that row is ``differs``, an observation, with the reason as evidence. Rows that name
 no client (a broker's behaviour, or a client the scenario does not say) keep their verdict.
+
+An observation row (``details.observation``, from a check declared with ``observes``: it compares the
+run with something the requirement's text does not ask for, such as the tenant-migration blog's
+improved implementation) reads ``differs`` where it failed, whatever the client (issue 47).
 """
 from __future__ import annotations
 
@@ -60,7 +64,13 @@ def binds(req, client: str | None) -> bool:
 def verdict_for(req, row: dict) -> tuple[str, str]:
     """A recorded row's verdict for one of its requirements, and why it differs from the row's
     own verdict ("" when it does not)."""
-    client = (row.get("details") or {}).get("client")
+    details = row.get("details") or {}
+    if row["verdict"] == "fail" and details.get("observation"):
+        # an observation (harness.checks.Check.observes): evidence beside the requirement, never its failure
+        name = row["check"].rsplit("/", 1)[-1]
+        return DIFFERS, (f"recorded fail; {name} compares the run with {details['observation']}, which {req.id}'s "
+                         "text does not ask for: the release differs from it, which is no conformance failure")
+    client = details.get("client")
     if row["verdict"] != "fail" or binds(req, client):
         return row["verdict"], ""
     who = CLIENTS.get(client, f"the {client} client")

@@ -132,3 +132,36 @@ def test_a_pure_judge_that_raises_leaves_its_check_unknown_and_the_next_check_re
     assert (first["check"], first["verdict"]) == ("s/migrated-command-sent", "unknown")
     assert "raised KeyError" in first["evidence"] and "not failed" in first["evidence"]
     assert (second["verdict"], second["details"]["gaps"], second["details"]["topic"]) == ("pass", 0, "m-1")
+
+
+# issue 47: a check that compares the run with what its requirement's text does not ask for
+OBSERVING = Checks("cluster-migration", "here.py", ("s",), (
+    Check("<scenario>/<topic>/<producer>/redirected", ("PIP188-R03",), "redirected"),
+    Check("<scenario>/<topic>/<producer>/order", ("PIP188-R01",), "order", observes="another implementation"),
+))
+
+
+def test_an_observations_failure_is_evidence_that_differs_not_the_requirements_failure(tmp_path):
+    rec = recorder(tmp_path, OBSERVING)
+    rec("s/m-1/p-1/order", False, "seq 3 before seq 2")
+    row = rec.rows[0]
+    assert row["verdict"] == "fail" and row["details"]["observation"] == "another implementation"  # what was seen
+    (name, value), = rec.node.user_properties
+    assert name == "PIP188-R01" and value.startswith("differs (s/m-1/p-1/order)"), value
+    assert "order compares the run with another implementation, which PIP188-R01's text does not ask for" in value
+    rec.finish()  # no product defect, though PIP188-R01 is a MUST: the observation is not its verdict
+    # a declared check without ``observes`` that fails still fails its MUST
+    rec("s/m-1/p-1/redirected", False, "stored 0 sends on green")
+    with pytest.raises(AssertionError, match="product defect"):
+        rec.finish()
+
+
+def test_a_hazard_a_judge_observed_is_kept_beside_the_runs_own(tmp_path):
+    observed = HAZARD.observed("3 sends dropped")
+    rec = recorder(tmp_path, Checks(**{**CHECKS.__dict__, "hazards": lambda: (HAZARD,)}))
+    rec("s/m-1/p-1/order", True, "kept", hazard=[observed])  # the run's hazard does not touch R01
+    rec("s/m-1/p-1/client-follows-redirect", False, "stored 0 sends on green", hazard=[observed])
+    order, follows = rec.rows
+    assert order["verdict"] == "pass" and order["details"]["hazard"] == [observed]
+    assert follows["verdict"] == "unknown" and follows["details"]["hazard"] == [observed, HAZARD.to_json()]
+    assert observed["observed"] == "3 sends dropped" and observed["fix"] == HAZARD.fix
