@@ -13,8 +13,14 @@ CHECKS = Checks(
               "every acknowledged send reached the subscription on A or on B (Spark: lost)"),
         Check("tenant-migration/<scenario>/unacked-delivered-on-b", ("TM-R02",),
               "every message A had not acknowledged is delivered on B after the switch"),
+        # an observation, not TM-R04's verdict (issue 47): TM-R04's text bounds what comes again by the
+        # acknowledgements the migration could not carry over (duplicates-within-spec-bound judges that);
+        # zero duplicates is what only the blog's own change to Pulsar gives
         Check("tenant-migration/<scenario>/duplicates-after-switch", ("TM-R04",),
-              "B delivers again nothing A had acknowledged (the measured duplicates, split by cause)"),
+              "B delivers again nothing A had acknowledged (the measured duplicates, split by cause), as the "
+              "blog's improved implementation would: evidence beside TM-R04, its failure a difference",
+              observes="the blog's improved implementation (Tencent Cloud's individual-ack synchronization, after "
+                       "which a consumer on the target gets again only what was acknowledged after the last sync)"),
         Check("tenant-migration/<scenario>/duplicates-within-spec-bound", ("TM-R04",),
               "what B delivers again is at most what A acknowledged past B's markDeletePosition (the spec's bound)"),
         Check("tenant-migration/<scenario>/markdelete-within-replicated", ("TM-R03",),
@@ -26,7 +32,9 @@ CHECKS = Checks(
         Check("tenant-migration/<scenario>/start-as-configured", ("TM-R08",),
               "B gets what replicationStartAt says: only what A stored after B was added (latest), or every entry A retains"),
         Check("tenant-migration/<scenario>/existing-backlog-on-b", ("TM-R07",),
-              "with the release's setting for existing data, a consumer switched to B gets every message A had not consumed"),
+              "with the release's setting for existing data, a consumer switched to B gets every message A had not "
+              "consumed; not applicable in a run of a value the release does not take for it (the documented "
+              "`earliest` started at latest: TM-R08's failure, the same event)"),
         # the seed's step 5 (TM-S5)
         Check("tenant-migration/<scenario>/b-keeps-every-message", ("TM-R01",),
               "after A is removed from the replication clusters and its topic deleted, B holds every message, where it was"),
@@ -40,10 +48,10 @@ CHECKS = Checks(
         Check("tenant-migration/<scenario>/stored-once-on-b", ("TM-R10",),
               "B stores each send once with deduplication; without, at most the replicator's unreceipted window again "
               "per unload or restart"),
-        # step 4 with a message TTL on A while B is unreachable (TM-S4-ttl)
+        # step 4 with a message TTL on A while B is unreachable (TM-S4-ttl): the TTL shorter than the outage is
+        # a configuration hazard (judge.TTL_HAZARD), what it dropped its evidence; no check judges those sends
+        # (TM-R11, which did, is retired: issue 47)
         Check("tenant-migration/<scenario>/unexpired-on-b", ("TM-R01",),
               "every send still younger than A's message TTL when A's replicator caught up is on B"),
-        Check("tenant-migration/<scenario>/backlog-outlives-ttl", ("TM-R11",),
-              "the sends older than A's message TTL when B was reachable again are on B too"),
     ),
 )

@@ -143,3 +143,44 @@ def test_a_switch_before_b_caught_up_leaves_r02_unknown_not_failed():
     caught_up = dict(behind, caught_up_s=3.2, replicator={"connected": True, "replicationBacklog": 0})
     f = judge.figures(history, T, {"markDeletePosition": "7:2"}, caught_up)
     assert {c: ok for c, ok, _ in judge.figure_checks(f, CLEAN)}["unacked-delivered-on-b"] is False
+
+
+def _recorded(tmp_path, figure_rows):
+    """The figure checks of a run recorded with tenant-migration's declarations, read as the report does."""
+    from types import SimpleNamespace
+
+    from pulsar_conformance.conformance.harness.recorder import Recorder
+    from pulsar_conformance.conformance.harness.rows import row
+    from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
+    from pulsar_conformance.conformance.run import CertifyRun
+    from pulsar_conformance.reports.verdicts import load_checks, load_requirements, requirement_rows
+
+    run = CertifyRun(out=tmp_path, profile="tenant-migration", seed=1)
+    rec = Recorder(run, SimpleNamespace(node=SimpleNamespace(nodeid="t::test", user_properties=[])), None, CHECKS)
+    rec.record(row(f"tenant-migration/holes/{check}", ok, said) for check, ok, said in figure_rows)
+    return rec, {r["id"]: r for r in requirement_rows(load_requirements(), load_checks(tmp_path))}
+
+
+def test_tm_r04_is_judged_by_its_text_and_zero_duplicates_is_evidence_only(tmp_path):
+    """Issue 47: TM-R04 failed on every release on duplicates-after-switch (zero duplicates), a check its text
+    does not ask for; what its text bounds is duplicates-within-spec-bound. The zero count is kept as an
+    observation: it differs from the blog's improved implementation, never TM-R04's FAIL."""
+    stored = {i: i for i in range(1, 6)}
+    f, _ = _bounded([1, 2, 4, 5], [2, 3, 4, 5], "9:1", stored)  # 3 duplicates, within the spec's bound of 3
+    rec, rows = _recorded(tmp_path, judge.figure_checks(f, CLEAN))
+    r04 = rows["TM-R04"]
+    assert r04["verdict"] == "pass", r04["evidence"]  # was fail
+    observed = next(e for e in r04["evidence"] if "/duplicates-after-switch:" in e)
+    assert observed.startswith("tenant-migration/holes/duplicates-after-switch: differs (recorded fail; "
+                               "duplicates-after-switch compares the run with the blog's improved implementation")
+    assert "this differs from the blog's improved implementation" in observed
+    recorded = next(r for r in rec.rows if r["check"].endswith("/duplicates-after-switch"))
+    assert recorded["verdict"] == "fail" and recorded["details"]["observation"]  # the row keeps what was seen
+    rec.finish()  # a SHOULD's difference fails no test, and nothing is unknown
+
+
+def test_tm_r04_still_fails_when_b_delivers_more_than_its_text_allows(tmp_path):
+    stored = {i: i for i in range(1, 6)}
+    f, _ = _bounded([1, 2, 4, 5], [1, 2, 3, 4, 5], "9:1", stored)  # message 1, marked deleted on B, came again
+    _, rows = _recorded(tmp_path, judge.figure_checks(f, CLEAN))
+    assert rows["TM-R04"]["verdict"] == "fail"

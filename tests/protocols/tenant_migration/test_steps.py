@@ -5,6 +5,7 @@ shown failing on a mutant of a passing outcome."""
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 from pulsar_conformance.conformance.harness import outcome as saved
 from pulsar_conformance.conformance.protocols.tenant_migration import judge
@@ -61,11 +62,46 @@ def test_earliest_passes_when_b_gets_everything_and_the_consumer_on_b_all_a_had_
     assert (f["reached"], f["unconsumed_before"], f["acked_delivered_again_on_b"]) == ("all", 4, 0)
 
 
-def test_earliest_that_starts_at_latest_fails_both(tmp_path):
-    """4.0.1's bug: 'earliest' asked and reported, B gets only what came after."""
+def test_earliest_that_starts_at_latest_fails_r08_and_leaves_r07_to_the_value_the_release_takes(tmp_path):
+    """4.0.1's bug: 'earliest' asked and reported, B gets only what came after. Issue 47: that is TM-R08's
+    failure (the documented value), one event; TM-R07 asks for the setting the release provides, which there
+    is -1:-1:-1, judged by its own run: this run's TM-R07 row is not applicable (it was a second fail)."""
     out = _start(tmp_path, on_b=range(7, 10), delivered=range(7, 10))
-    assert _verdicts(out) == {"start-as-configured": False, "existing-backlog-on-b": False}
+    assert _verdicts(out) == {"start-as-configured": False, "existing-backlog-on-b": "not applicable"}
     assert judge.start_figures(out)["unconsumed_missed_on_b"] == 4
+    configured, existing = judge.judge_start(out)
+    assert configured.details["event"] == existing.details["event"] == (
+        "tenant-migration/existing-data-x/documented-earliest-started-at-latest")
+    assert existing.details["same_event_as"] == "tenant-migration/existing-data-x/start-as-configured (TM-R08)"
+    assert existing.evidence.startswith("the same event as tenant-migration/existing-data-x/start-as-configured (TM-R08)")
+    assert "here -1:-1:-1" in existing.evidence and "judged by the run that sets it" in existing.evidence
+    # the value the release takes failing the same way is TM-R07's own failure
+    accepted = _start(tmp_path, start_at="-1:-1:-1", effective="-1:-1:-1", on_b=range(7, 10), delivered=range(7, 10))
+    assert _verdicts(accepted) == {"start-as-configured": False, "existing-backlog-on-b": False}
+    # 'earliest' that brought part of the existing data is no value taken as latest: both judged
+    partial = _start(tmp_path, on_b=[5, 6, 7, 8, 9], delivered=[5, 6, 7, 8, 9])
+    assert _verdicts(partial) == {"start-as-configured": False, "existing-backlog-on-b": False}
+
+
+def test_tm_r07_passes_on_a_release_that_takes_only_messageid_earliest(tmp_path):
+    """3.0.7, 3.3.2, 4.0.0-4.0.1 as the sweeps recorded them: `earliest` starts at latest, -1:-1:-1 migrates
+    everything. Recorded through the recorder and read as the report does, TM-R07 passes by the run with the
+    value the release takes (it failed, by the `earliest` run, before issue 47) and TM-R08 fails."""
+    from pulsar_conformance.conformance.harness.recorder import Recorder
+    from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
+    from pulsar_conformance.conformance.run import CertifyRun
+    from pulsar_conformance.reports.verdicts import load_checks, load_requirements, requirement_rows
+
+    run = CertifyRun(out=tmp_path, profile="tenant-migration", seed=1)
+    node = SimpleNamespace(nodeid="t::test", user_properties=[])
+    for name, start_at, on_b in (("existing-data-earliest", "earliest", range(7, 10)),
+                                 ("existing-data-messageid-earliest", "-1:-1:-1", range(1, 10))):
+        out = dataclasses.replace(_start(tmp_path / name, start_at=start_at, effective=start_at, on_b=on_b,
+                                         delivered=[i for i in on_b if i > 2]), name=name)
+        Recorder(run, SimpleNamespace(node=node), out, CHECKS).record(judge.judge_start(out))
+    rows = {r["id"]: r for r in requirement_rows(load_requirements(), load_checks(tmp_path))}
+    assert rows["TM-R07"]["verdict"] == "pass", rows["TM-R07"]["evidence"]
+    assert rows["TM-R08"]["verdict"] == "fail"
 
 
 def test_default_judges_only_later_and_not_the_seed_promise(tmp_path):
@@ -245,15 +281,54 @@ def test_a_ttl_outcome_round_trips_and_everything_on_b_passes(tmp_path):
     saved.save(out, tmp_path)
     loaded = saved.load(TtlOutcome, tmp_path, columns=out.columns)
     assert loaded == out and judge.judge_ttl(loaded) == judge.judge_ttl(out)
-    assert _ttl_verdicts(out) == {"nothing-lost": True, "unexpired-on-b": True, "backlog-outlives-ttl": True}
+    assert _ttl_verdicts(out) == {"nothing-lost": True, "unexpired-on-b": True}
     f = judge.ttl_figures(out)
     assert (f["old"], f["young"], f["neither"], f["outage_s"], f["caught_up_s"]) == (3, 3, 0, 12.0, 2.0)
 
 
-def test_the_ttl_expiring_the_old_batch_fails_the_should_only(tmp_path):
-    # what Pulsar's TTL does to a replication backlog by design: the old batch never reaches B
-    expired = _ttl_verdicts(_ttl(tmp_path, on_b=range(4, 7)))
-    assert expired == {"nothing-lost": True, "unexpired-on-b": True, "backlog-outlives-ttl": False}
+def test_the_ttl_expiring_the_old_batch_is_a_configuration_hazard_with_its_cost_not_a_verdict(tmp_path):
+    """What Pulsar's TTL does to a replication backlog by design (apache/pulsar#23975): the old batch never
+    reaches B. Issue 47: TM-R11 failed it (and passed the releases with the #21865 regression); now no row judges
+    those sends, every row of the scenario carries the hazard with its fix and how many the TTL dropped."""
+    from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
+
+    rows = judge.judge_ttl(_ttl(tmp_path, on_b=range(4, 7)))
+    assert {r.check.rsplit("/", 1)[-1]: r.ok for r in rows} == {"nothing-lost": True, "unexpired-on-b": True}
+    assert all("TM-R11" not in CHECKS.requirements(r.check) for r in rows)
+    for r in rows:
+        (hazard,) = r.details["hazard"]
+        assert hazard["name"] == judge.TTL_HAZARD.name and "TTL off, or above the longest outage" in hazard["fix"]
+        assert "B holds 0 of them, 3 dropped from A's replication backlog to B" in hazard["observed"]
+    # a release whose TTL left the backlog alone (3.0.3-3.3.5, 4.0.0-4.0.3) is not ranked above it: same rows
+    kept = judge.judge_ttl(_ttl(tmp_path))
+    assert [r.ok for r in kept] == [r.ok for r in rows]
+    assert "0 dropped" in kept[-1].details["hazard"][0]["observed"]
+
+
+def test_the_ttl_hazard_reaches_the_report_and_tm_r11_is_judged_by_nothing(tmp_path):
+    """Recorded and read as the report does: TM-R11 gets no verdict (it failed on 4.2.4 before issue 47),
+    TM-R01 keeps its pass, and the hazard with its fix is listed for the run."""
+    from pulsar_conformance.conformance.harness.recorder import Recorder
+    from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
+    from pulsar_conformance.conformance.run import CertifyRun
+    from pulsar_conformance.reports.verdicts import (
+        load_checks,
+        load_requirements,
+        requirement_rows,
+        run_hazards,
+    )
+
+    run = CertifyRun(out=tmp_path, profile="tenant-migration", seed=1)
+    node = SimpleNamespace(nodeid="t::test", user_properties=[])
+    out = _ttl(tmp_path / "ttl", on_b=range(4, 7))
+    rec = Recorder(run, SimpleNamespace(node=node), out, CHECKS)
+    rec.record(judge.judge_ttl(out))
+    rec.finish()  # nothing failed, nothing unknown
+    rows = {r["id"]: r for r in requirement_rows(load_requirements(), load_checks(tmp_path))}
+    assert rows["TM-R11"]["verdict"] == "uncovered" and "Retired (issue 47)" in rows["TM-R11"]["uncovered_reason"]
+    assert rows["TM-R01"]["verdict"] == "pass"
+    (hazard,) = run_hazards(list(rows.values()))
+    assert hazard["name"] == judge.TTL_HAZARD.name and hazard["touched"] == ["TM-R01"]
 
 
 def test_a_young_send_missing_on_b_fails_the_must(tmp_path):
