@@ -21,13 +21,15 @@ CHECKS = Checks(
               "the coordinator waits for every registered participant, on the first run and on a retry after FAILED, "
               "and stays in PREPARATION while a participant paused from before the start is registered"),
         Check("metadata-migration/<scenario>/versions-preserved", ("PIP454-R05",),
-              "every persistent ZooKeeper node is in Oxia with its value and version (read outside Pulsar)"),
+              "every persistent ZooKeeper node copied with its value is in Oxia with its version and modification "
+              "count (read outside Pulsar); a node with another value is a write the copy missed, R02's evidence"),
         Check("metadata-migration/<scenario>/data-plane", ("PIP454-R06",),
               "the traffic captured through the migration: Spark finds nothing lost"),
         Check("metadata-migration/<scenario>/rollback", ("PIP454-R07",),
               "a failure (Oxia killed, the coordinator killed, an unreachable target) ends FAILED and writes work again"),
         Check("metadata-migration/<scenario>/after-cutover", ("PIP454-R08",),
-              "after COMPLETED every kind of write is accepted, a conditional update works, all is there on oxia://"),
+              "after COMPLETED metadata writes are enabled on the target: every kind of write is accepted, a "
+              "conditional update works, all is there on oxia:// after a restart on it"),
         Check("metadata-migration/<scenario>/rest", ("PIP454-R09",),
               "the migration starts over REST and the status shows the phase and the target, the end phase the "
               "broker logged and ZooKeeper's flag held included"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ...harness.rows import Row, from_judge, row
+from ...harness.rows import Row, charged, from_judge, row, same_event
 from . import trace
 from .outcome import Outcome
 
@@ -93,12 +93,7 @@ def phases(doc: dict) -> tuple[bool | None, str]:
     seen = [p["phase"] for p in doc["phases"]]
     if not any(p != "NOT_STARTED" for p in seen):
         return None, f"the status never left NOT_STARTED ({phase_path(doc)})"
-    bad = []
-    for a, b in zip(seen, seen[1:], strict=False):
-        if b == "FAILED" and a != "FAILED":
-            continue
-        if a not in ORDER or b not in ORDER or ORDER.index(b) < ORDER.index(a):
-            bad.append(f"{a} -> {b}")
+    bad = out_of_order(seen)
     where = "in ZooKeeper's flag" if "status_phases" in doc else "over REST"  # phase_source's record
     said = f"phases seen every 50 ms {where}: {phase_path(doc)}"
     if bad:
@@ -114,6 +109,17 @@ def phases(doc: dict) -> tuple[bool | None, str]:
         watched = (doc.get("fault") or {}).get("watched_s", doc["plan"]["timeout_s"])
         return False, f"{said}; no end phase within {watched:.0f} s of the start call"
     return True, said
+
+
+def out_of_order(seen: list[str]) -> list[str]:
+    """The transitions of ``seen`` the PIP's order does not have (FAILED may follow any phase)."""
+    bad = []
+    for a, b in zip(seen, seen[1:], strict=False):
+        if b == "FAILED" and a != "FAILED":
+            continue
+        if a not in ORDER or b not in ORDER or ORDER.index(b) < ORDER.index(a):
+            bad.append(f"{a} -> {b}")
+    return bad
 
 
 def _logged_end(doc: dict) -> str | None:
@@ -143,6 +149,12 @@ def writes_refused(doc: dict) -> tuple[bool | None, str]:
         said += f"; a refusal said {refusal['status']}: {str(refusal['body'])[:140]}"
     if lost:
         said += f"; accepted and then lost (not there after the migration): {', '.join(lost[:8])}"
+    differs = (doc.get("comparison") or {}).get("value_differs") or 0
+    if differs:
+        # evidence here, not PIP454-R05's failure (issue 47): a node the copy holds with another value is a write
+        # that reached the source after the copy passed it (F-454-3)
+        said += (f"; {differs} persistent node(s) in Oxia right after COMPLETED with another value than in ZooKeeper "
+                 "(the stores compared: a write that reached the source while it was copied)")
     return (not accepted and not lost), said
 
 
@@ -226,7 +238,9 @@ def participants(doc: dict) -> tuple[bool | None, str]:
 
 
 def versions(doc: dict) -> tuple[bool | None, str]:
-    """PIP454-R05: every persistent node is in the target with its value and its version."""
+    """PIP454-R05: every persistent node copied with its value is in the target with its version and
+    modification count. A node with another value is no version kept or lost: it is a write the copy
+    missed, PIP454-R02's evidence (``writes_refused``; F-454-3), named here and judged there (issue 47)."""
     c = doc.get("comparison")
     if not c:
         return None, f"no COMPLETED migration to compare ({phase_path(doc)})"
@@ -238,20 +252,23 @@ def versions(doc: dict) -> tuple[bool | None, str]:
         said += f"; target: {doc['target_server']}"
     if not c["compared"]:
         return None, said
-    if c["version_changed"] and not c["value_differs"] and _drops_version_overrides(doc.get("target_server")):
+    if c["value_differs"]:
+        said += (f"; the {c['value_differs']} with another value are not judged here: a write the copy missed, "
+                 "PIP454-R02's evidence (writes-refused; F-454-3), not a version lost")
+    if c["version_changed"] and _drops_version_overrides(doc.get("target_server")):
         # the coordinator asks the target to keep each version; a server without the override keeps
         # none, whatever Pulsar does: that says nothing of the release (issue 28)
         return None, (said + f"; not judged: this Oxia server predates per-write version overrides (overrideVersionId, "
                       f"Oxia {'.'.join(map(str, OXIA_OVERRIDES_FROM))}), so it drops the versions the coordinator asks "
                       "it to keep; the release's oxia-client is tested against server 0.16.3: run against that")
     named = doc.get("target_server")
-    if c["version_changed"] and not c["value_differs"] and named and _server_release(named) is None:
+    if c["version_changed"] and named and _server_release(named) is None:
         # an operator's Oxia whose release the file does not give: the server may be one that drops them (an
         # outcome that names no server at all predates target_server and is judged as it was)
         return None, (said + "; not judged: the target Oxia server's release is not known, and one before "
                       f"{'.'.join(map(str, OXIA_OVERRIDES_FROM))} drops the versions whatever Pulsar does: give it as "
                       "metadata_migration.oxia_version in the deployment file")
-    return c["version_changed"] == 0 and c["value_differs"] == 0, said
+    return c["version_changed"] == 0, said
 
 
 # The first Oxia release whose server applies the version a write asks to keep (overrideVersionId and
@@ -306,8 +323,11 @@ def rollback(doc: dict) -> tuple[bool | None, str]:
 
 
 def after_cutover(doc: dict) -> tuple[bool | None, str]:
-    """PIP454-R08: after COMPLETED the target alone serves: every kind of metadata write is accepted
-    (a conditional policy update too) and everything accepted is there after a restart on oxia://."""
+    """PIP454-R08, as its catalog text says since issue 47: after COMPLETED the cluster runs on the target
+    with metadata writes enabled again (the seed: "COMPLETED ← Migration complete, all services using
+    target store ← Metadata writes ENABLED on target"): every kind of metadata write is accepted (a
+    conditional policy update too) and everything accepted is there after a restart on oxia:// (the
+    seed's follow-up: metadataStoreUrl=oxia://..., restart)."""
     completed = next((p["ns"] for p in doc["phases"] if p["phase"] == "COMPLETED"), None)
     if completed is None:
         return None, f"no COMPLETED ({phase_path(doc)})"
@@ -319,7 +339,8 @@ def after_cutover(doc: dict) -> tuple[bool | None, str]:
     cas = doc.get("cas_after") or {}
     restarted = doc.get("restarted_on_oxia") or {}
     missing = _lost(restarted.get("kept") or {})
-    said = ("writes after COMPLETED: " + ", ".join(f"{k} {sum(w['ok'] for w in ws)}/{len(ws)} accepted"
+    said = ("after COMPLETED, metadata writes enabled on the target (the PIP: \"Metadata writes ENABLED on target\"): "
+            + "writes after COMPLETED: " + ", ".join(f"{k} {sum(w['ok'] for w in ws)}/{len(ws)} accepted"
                                                    for k, ws in sorted(kinds.items()))
             + f"; conditional policy update -> {cas.get('update')}, read back {cas.get('read_back')}")
     for kind, ws in refused_kinds.items():
@@ -424,7 +445,38 @@ def judge(out: Outcome) -> list[Row]:
             rows.append(from_judge(name, JUDGES[check], doc))
         if source and check in ON_PHASES:
             rows[-1].evidence = f"{source}; {rows[-1].evidence}"
+    one_event_for_no_end(doc, rows, prefix)
     return rows
+
+
+# what the scenario's plan names each fault (Plan.fault) as the evidence says it
+FAULTS = {"coordinator": "the coordinator's broker killed", "oxia": "the Oxia target killed",
+          "participant": "a participant paused and restarted"}
+
+
+def one_event_for_no_end(doc: dict, rows: list[Row], prefix: str) -> None:
+    """One event, one requirement (issue 47): a fault after which nothing wrote FAILED leaves the phases
+    with no end, which the phases (PIP454-R01) and the rollback (PIP454-R07) both showed as a failure.
+    It is charged to R07, whose text it breaks ("On any failure the migration ends FAILED"; the spec's
+    never_stuck_read_only); R01's text is the phases' order (FAILED may follow any phase), which held as
+    far as the phases went: its row says so, unknown past the event. A phase out of order, or a trace the
+    spec does not allow, is R01's own and stays failed."""
+    by_check = {r.check.rsplit("/", 1)[-1]: r for r in rows}
+    phases_row, rollback_row = by_check.get("phases"), by_check.get("rollback")
+    fault = (doc.get("plan") or {}).get("fault") or "none"
+    if phases_row is None or rollback_row is None or fault not in FAULTS:
+        return
+    if phases_row.ok is not False or rollback_row.ok is not False or not doc["start"].get("ok"):
+        return
+    seen = [p["phase"] for p in doc["phases"]]
+    if not seen or out_of_order(seen) or seen[-1] in DONE or trace.evidence(doc)[0] is False:
+        return
+    event = f"{prefix}/no-failed-after-{fault}"
+    charged(rollback_row, event)
+    same_event(phases_row, event, f"{prefix}/rollback (PIP454-R07)",
+               f"{FAULTS[fault]} in {seen[-1]}, nothing wrote FAILED, so the phases have no end: PIP454-R07's text "
+               f"(\"on any failure the migration ends FAILED\"); PIP454-R01's is the phases' order, which held up to "
+               f"{seen[-1]} ({' -> '.join(seen)})", broken=False)
 
 
 # the checks judged on the phases phase_source gives (the others do not read them)

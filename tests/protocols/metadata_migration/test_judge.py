@@ -98,8 +98,11 @@ def test_versions_dropped_by_an_oxia_server_without_overrides_are_unknown_not_fa
     doc["target_server"] = "Oxia v0.16.3 standalone"
     assert judge.versions(doc)[0] is False
     doc["target_server"] = "Oxia v0.14.0 standalone"
-    doc["comparison"]["value_differs"] = 1  # a value is the server's to keep whatever its line
-    assert judge.versions(doc)[0] is False
+    # issue 47: a value that differs is a write the copy missed (R02's, F-454-3), not a version lost: it no
+    # longer fails R05 on the server that drops versions (5.0.0-M1's migrate on Oxia v0.14.0 did)
+    doc["comparison"]["value_differs"] = 1
+    ok, said = judge.versions(doc)
+    assert ok is None and "PIP454-R02's evidence" in said and "predates per-write version overrides" in said
     # an operator's Oxia whose release the deployment file does not give may be one that drops them
     doc["comparison"]["value_differs"] = 0
     doc["target_server"] = "the deployment's own Oxia server (release not given: metadata_migration.oxia_version)"
@@ -417,3 +420,71 @@ def test_the_restarted_participants_fate_and_the_watched_window_are_said():
     doc["fault"] = {"injected_in": "PREPARATION", "restart_error": "RuntimeError: x", "watched_s": 12.3}
     ok, said = judge.phases(doc)
     assert ok is False and "no end phase within 12 s of the start call" in said, said
+
+
+def test_r05_judges_versions_only_and_a_differing_value_is_r02s_evidence():
+    """Issue 47: PIP454-R05 failed on 5.0.0-M1 on one node with another value, F-454-3's lost write. R05
+    judges the versions and modification counts of what was copied; the value is named in R02's row."""
+    doc = conforming()
+    doc["comparison"]["value_differs"] = 1
+    ok, said = judge.versions(doc)
+    assert ok is True and "1 another value" in said and "PIP454-R02's evidence" in said  # was False
+    refused_ok, refused_said = judge.writes_refused(doc)
+    assert refused_ok is True and "1 persistent node(s) in Oxia right after COMPLETED with another value" in refused_said
+    doc["comparison"]["version_changed"] = 2  # a version lost is still R05's failure, with or without the value
+    assert judge.versions(doc)[0] is False
+
+
+def coordinator_killed() -> dict:
+    """5.0.0-M1's and 4.2.4's coordinator-killed as they ran: the broker killed in PREPARATION, nothing
+    writes FAILED, the status stays PREPARATION (F-454-1)."""
+    doc = conforming()
+    doc["plan"]["fault"] = "coordinator"
+    doc["phases"] = doc["phases"][:2]
+    doc["fault"] = {"injected_in": "PREPARATION", "watched_s": 10.0}
+    doc["log_marks"] = {"ephemerals": 10}  # the killed broker logged no end
+    doc["comparison"] = None
+    return doc
+
+
+def test_the_coordinators_loss_is_one_event_charged_to_r07_not_r01():
+    """Issue 47: the phases (R01) and the rollback (R07) both failed on the one event. R07's text is broken
+    (no FAILED after a failure); R01's order held up to PREPARATION: unknown past it, the same event."""
+    rows = _judged(coordinator_killed(), ("phases", "rollback"))
+    rollback, phases = rows["rollback"], rows["phases"]
+    assert rollback.ok is False and rollback.details["event"] == "metadata-migration/migrate/no-failed-after-coordinator"
+    assert phases.ok is None  # was False: a second failure of the same event
+    assert phases.details["event"] == rollback.details["event"]
+    assert phases.details["same_event_as"] == "metadata-migration/migrate/rollback (PIP454-R07)"
+    assert phases.evidence.startswith("the same event as metadata-migration/migrate/rollback (PIP454-R07), not a "
+                                      "second independent failure"), phases.evidence
+    assert "no end phase within 10 s" in phases.evidence  # what was observed is kept
+
+
+def test_a_phase_out_of_order_after_the_coordinators_loss_stays_r01s_failure():
+    doc = coordinator_killed()
+    doc["phases"].append({"ns": int(1.2 * S), "phase": "NOT_STARTED", "target": None})
+    rows = _judged(doc, ("phases", "rollback"))
+    assert rows["phases"].ok is False and "event" not in rows["phases"].details
+    # without a fault the phases that never end are R01's own: no other requirement's text covers them
+    plain = coordinator_killed()
+    plain["plan"]["fault"] = "none"
+    assert _judged(plain, ("phases", "rollback"))["phases"].ok is False
+
+
+def test_r08s_catalog_text_is_what_its_check_checks_in_the_seeds_words():
+    """Issue 47: PIP454-R08 said "no participant reads or writes the target before COMPLETED" while its check
+    judges the writes after COMPLETED; its text and quote now say what after_cutover checks."""
+    from pathlib import Path
+
+    from pulsar_conformance.spec.catalog import requirements
+
+    r08 = next(r for r in requirements() if r.id == "PIP454-R08")
+    seed = Path(__file__).resolve().parents[3].parent / "shared" / "seeds" / "pip-454-metadata-store-migration.md"
+    if seed.exists():  # the seeds sit beside the checkout where the suite is developed
+        assert r08.quote in seed.read_text()
+    for said in ("After COMPLETED", "every kind of metadata write is accepted", "conditional", "restarted on the target"):
+        assert said in r08.text, r08.text
+    assert "before COMPLETED" not in r08.text
+    ok, evidence = judge.after_cutover(conforming())
+    assert ok is True and "Metadata writes ENABLED on target" in evidence
