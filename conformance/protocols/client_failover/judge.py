@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from ...harness import evidence as captured
 from ...harness import switchover
-from ...harness.rows import Row, judges, row
+from ...harness.rows import Row, charged, judges, row, same_event
 from . import trace
 from .outcome import Event, FailoverConfig, Outcome
 
@@ -331,7 +331,8 @@ def java_stale_failure(out: Outcome, prefix: str):
             waited, text = None, (f"the stale-failure set-up was not reached: the primary died later than the client's "
                                   f"next check ({cfg.interval_ms} ms), whose successful probe of the primary clears "
                                   f"the stale failure; {text}")
-        yield row(f"{prefix}/waited-for-delay", waited, text, **figures)
+        early = row(f"{prefix}/waited-for-delay", waited, text, **figures)
+        yield early
     yield row(f"{prefix}/probed-in-order", None if not again else again.cluster == "s2",
               f"s1 (first in the list) was down when the primary died again; the client went to "
               f"{again.cluster if again else 'nowhere'}")
@@ -350,7 +351,35 @@ def java_stale_failure(out: Outcome, prefix: str):
                      f"primary came back, logging {len(stuck)} failed probes of s2, while s1 answered (failoverDelay "
                      f"{cfg.failover_delay_ms} ms)"),
                   failed_probes=len(stuck), stuck_s=round((primary_up.at_ns - s2_down.at_ns) / S, 3))
-    yield from common(out, prefix, ["PIP121-R03", "PIP121-R04", "PIP121-R08"])
+    rest = common(out, prefix, ["PIP121-R03", "PIP121-R04", "PIP121-R08"])
+    if staged and again and early.ok is False:
+        one_event_for_early_failover(out, prefix, early, rest, back, again)
+    yield from rest
+
+
+def one_event_for_early_failover(out: Outcome, prefix: str, early: Row, rest: list[Row], back: Event,
+                                 again: Event) -> None:
+    """One event, one requirement (issue 47): the failover that came right after the switch-back, on the
+    failure timestamp left from before it (F-121-1), is charged to PIP121-R04, whose text it breaks (the
+    decision did not wait failoverDelayMs). Where those two switches are also the closest pair
+    ``switches-apart`` judged, its PIP121-R09 failure is that same event: the row says so and names it; it
+    stays a failure (the switches were closer than the delays allow, R09's own text), counted once."""
+    event = f"{prefix}/failover-on-a-stale-failure"
+    charged(early, event)
+    apart = next((r for r in rest if r.check.endswith("/switches-apart")), None)
+    if apart is None or apart.ok is not False or closest_switches(out) != (back.at_ns, again.at_ns):
+        return
+    same_event(apart, event, f"{prefix}/waited-for-delay (PIP121-R04)",
+               f"the client failed over to {again.cluster} {(again.at_ns - back.at_ns) / S:.3f} s after its switch-back "
+               f"to the primary, where failoverDelay is {out.config.failover_delay_ms} ms (F-121-1's stale failure)",
+               broken=True)
+
+
+def closest_switches(out: Outcome) -> tuple[int, int] | None:
+    """The two consecutive switches closest together (their times), as switches-apart picks them."""
+    switches = sorted(e.at_ns for e in out.events if e.kind == "switch")
+    pairs = list(zip(switches, switches[1:], strict=False))
+    return min(pairs, key=lambda p: p[1] - p[0]) if pairs else None
 
 
 def needless_reconnects(switches: list[tuple[int, str | None, str]]) -> tuple[bool | None, str]:

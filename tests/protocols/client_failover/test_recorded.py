@@ -90,3 +90,23 @@ def test_the_events_are_the_faults_and_switches_in_time_order(tmp_path):
     for name in SCENARIOS:
         out = _load(tmp_path / name, name)
         assert out.events == sorted(out.events, key=lambda e: e.at_ns) and all(isinstance(e, Event) for e in out.events)
+
+
+def test_the_stale_failures_early_failover_is_one_event_charged_to_r04(tmp_path):
+    """Issue 47: the failover right after the switch-back failed PIP121-R04 (waited-for-delay) and R09
+    (switches-apart). One event: charged to R04, whose text it breaks; R09's row names the same event and keeps
+    its fail (the two switches were closer than the delays allow: its own text), so a summary counts it once."""
+    from pulsar_conformance.reports.events import count_failing_events
+
+    rows = {r.check: r for r in judge.judge(_load(tmp_path, "java-stale-failure"))}
+    waited = rows["client-failover/java-stale-failure/waited-for-delay"]
+    apart = rows["client-failover/java-stale-failure/switches-apart"]
+    assert waited.ok is False and apart.ok is False  # the recorded verdicts stand (verdicts.json)
+    assert waited.details["event"] == apart.details["event"] == "client-failover/java-stale-failure/failover-on-a-stale-failure"
+    assert apart.details["same_event_as"] == "client-failover/java-stale-failure/waited-for-delay (PIP121-R04)"
+    assert apart.evidence.startswith("the same event as client-failover/java-stale-failure/waited-for-delay (PIP121-R04): "
+                                     "the client failed over to s2")
+    recorded = [{"check": r.check, "kind": "deployment", "requirements": CHECKS.requirements(r.check, r.requirements),
+                 "verdict": verdict_of(r.ok), "details": r.details} for r in rows.values()]
+    # three failing rows (R04, R08, R09), two events: the early failover and the stay on the dead s2 (F-121-2)
+    assert sum(r["verdict"] == "fail" for r in recorded) == 3 and count_failing_events(recorded) == 2
