@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from ...harness import evidence, slog, switchover
-from ...harness.rows import Row, judges, not_applicable, row
+from ...harness.rows import Row, charged, judges, not_applicable, row, same_event
 from . import trace
 from .outcome import (
     AUTO_CREATE,
@@ -664,8 +664,7 @@ def stranded(out: Outcome, prefix: str):
         yield namespace_level(prefix, out.answers["loaded"])
         return
     topic, restart = out.facts["topic"], out.facts["restart"]
-    yield from judge_topics(out, [topic], prefix)
-    yield from traces(out, prefix)
+    shared = judge_topics(out, [topic], prefix) + traces(out, prefix)
     o = out.topics[topic]
     after = [r for r in _rows(out, topic, "receive", subscription="parked") if r["client"] == "c-parked-again"]
     # where each message was stored decides where it came from: blue's messages are never copied
@@ -679,7 +678,7 @@ def stranded(out: Outcome, prefix: str):
     explained = None if not restart else next(
         (r for r in trace_results(captured(out), variant="restart-strands")
          if r["modelled"] and r["check"].endswith("/parked/trace")), None)
-    yield row(f"{prefix}/parked/backlog-drained",
+    drained = row(f"{prefix}/parked/backlog-drained",
               None if not backlog or parked is None else from_blue > 0 and parked.blue_missing == 0,
               f"'parked' had {backlog} messages of backlog on blue {when}; "
               f"through {'the restarted ' if restart else ''}blue its new consumer then got {from_blue} from blue and "
@@ -688,6 +687,37 @@ def stranded(out: Outcome, prefix: str):
               + ("" if explained is None else "; the trace is " + ("" if explained["ok"] else "NOT ")
                  + "a behaviour of the spec's restart-strands variant (Pulsar 4.2.4's restart, F-188-11)"),
               backlog=backlog, from_blue_after_restart=from_blue)
+    if drained.ok is False and parked is not None:
+        one_event_for_stranded_backlog(out, prefix, drained, shared, parked.blue_missing, when)
+    yield from shared
+    yield drained
+
+
+def one_event_for_stranded_backlog(out: Outcome, prefix: str, drained: Row, shared: list[Row], missing: int,
+                                   when: str) -> None:
+    """One event, one requirement (issue 47): subscription ``parked``'s backlog on blue never delivered
+    (F-188-11 after blue's restart) is charged to ``parked/backlog-drained`` (PIP188-R02 and R04, whose texts it
+    breaks: blue's messages before green's, the subscription redirected only once drained). The drain and
+    trace rows of ``parked`` show the same event and break the same texts: their failures stand, named with it.
+    Spark's lost count (PIP188-R03, producers re-sending what blue did not persist) counts those very messages
+    where each lost one is parked's: blue persisted them, so R03's text is not what they break; that row is
+    unknown for R03, never its failure. A lost message of another subscription keeps R03's fail."""
+    event = f"{prefix}/parked/backlog-left-on-blue"
+    home = f"{prefix}/parked/backlog-drained (PIP188-R02, PIP188-R04)"
+    charged(drained, event)
+    why = f"'parked''s backlog on blue {when}, {missing} messages blue stored, never delivered to it"
+    for r in shared:
+        segments = r.check.split("/")
+        if r.ok is False and "parked" in segments[:-1] and segments[-1] in ("drained-before-green", "trace"):
+            same_event(r, event, home, why, broken=True)
+    lost = next((r for r in shared if r.check == f"{prefix}/spark/lost"), None)
+    spark = (out.verdict.get("anomalies") or {}).get("lost") or {}
+    examples = spark.get("examples") or []
+    only_parked = (spark.get("count") == missing and bool(examples)
+                   and all(e.get("subscription") == "parked" for e in examples))
+    if lost is not None and lost.ok is False and only_parked:
+        same_event(lost, event, home, f"every one of Spark's {missing} lost messages is {why}: a consumer-side loss, "
+                   "not a send PIP188-R03's producers failed to re-send", broken=False)
 
 
 def geo_migration(out: Outcome, prefix: str):
