@@ -32,7 +32,13 @@ KEY_BODY = "MIIEvQIBADANFuzzPrivateKeyBody9f8e7d"
 ENV_TOKEN_SIGNATURE = "FuzzEnvTokenSignature-77aa01"
 ENV_TOKEN = f"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJlbnYifQ.{ENV_TOKEN_SIGNATURE}"
 HARNESS_TOKEN = "FuzzHarnessToken-c0ffee42"
-CANARIES = (URL_PASSWORD, JWT_SIGNATURE, CLIENT_SECRET, KEY_BODY, ENV_TOKEN_SIGNATURE, HARNESS_TOKEN)
+# A JWT whose signature holds no '-' is also a valid Java class name (issue 48: one pasted into a client.conf's
+# authPlugin was echoed whole), and an opaque token is a valid simple class name
+NODASH_SIGNATURE = "FuzzJwtNoDashSignature0b7e44"
+NODASH_JWT = f"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmdXp6In0.{NODASH_SIGNATURE}"
+OPAQUE_TOKEN = "FuzzOpaqueToken0123456789abcdef"
+CANARIES = (URL_PASSWORD, JWT_SIGNATURE, CLIENT_SECRET, KEY_BODY, ENV_TOKEN_SIGNATURE, HARNESS_TOKEN, NODASH_SIGNATURE,
+            OPAQUE_TOKEN)
 TOKEN_ENV = "FUZZ_BLUE_TOKEN"  # what deployment documents name in token_env
 SECRET_ENV = {TOKEN_ENV: ENV_TOKEN, "PULSAR_CONFORMANCE_HARNESS_AUTH_PARAMS": f"token:{HARNESS_TOKEN}"}
 

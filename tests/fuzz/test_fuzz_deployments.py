@@ -21,6 +21,8 @@ from .cases import (
     FIFO,
     JWT,
     KEY_BODY,
+    NODASH_JWT,
+    OPAQUE_TOKEN,
     TOKEN_ENV,
     URL_PASSWORD,
     Case,
@@ -243,12 +245,79 @@ def _unreachable_document(draw):
                               reachable_ok=True))
 
 
+# ---------------------------------------------------------------------------------------- client.conf
+
+_TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
+_OAUTH2_PLUGIN = "org.apache.pulsar.client.impl.auth.oauth2.AuthenticationOAuth2"
+_TLS_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationTls"
+_DATA_KEY = "data:application/json;base64," + __import__("base64").b64encode(
+    json.dumps({"client_id": "fuzz", "client_secret": CLIENT_SECRET}).encode()).decode()
+# (the bad lines, what the refusal must name): a credential where the file wants something else, or a
+# credential pasted where no credential goes. None of it may be quoted.
+CLIENT_CONF_BAD = [
+    ([f"authPlugin={NODASH_JWT}", f"authParams=token:{JWT}"], ("authPlugin",)),
+    ([f"authPlugin={OPAQUE_TOKEN}", "authParams=x"], ("authPlugin",)),
+    ([f"authPlugin=com.example.{OPAQUE_TOKEN}", "authParams=x"], ("authPlugin",)),
+    ([f"authPlugin={_TOKEN_PLUGIN}", f"authParams=token:{NODASH_JWT}\\u0007"], ("token",)),
+    ([f"authPlugin={_TOKEN_PLUGIN}", f'authParams={{"token": 5, "x": "{OPAQUE_TOKEN}"}}'], ("authParams",)),
+    ([NODASH_JWT], ("line",)),
+    ([OPAQUE_TOKEN], ("line",)),
+    ([f"tlsCertificateFilePath={NODASH_JWT}"], ("tlsCertificateFilePath",)),
+    ([f"authPlugin={_TLS_PLUGIN}", f"authParams=tlsCertFile:{NODASH_JWT},tlsKeyFile:{OPAQUE_TOKEN}"], ("tlsCertFile",)),
+    ([f"authPlugin={_TOKEN_PLUGIN}", f"authParams=file:///nonexistent/{NODASH_JWT}"], ("token file",)),
+    ([f"authPlugin={_OAUTH2_PLUGIN}",
+      f'authParams={{"issuerUrl": "https://idp.example.com", "privateKey": "{_DATA_KEY}"}}'], ("privateKey",)),
+    ([f"authPlugin={_OAUTH2_PLUGIN}",
+      f'authParams={{"issuerUrl": "https://idp.example.com", "privateKey": "file:///k.json", "{OPAQUE_TOKEN}": "x"}}'],
+     ("not understood",)),
+    ([f"authPlugin={_OAUTH2_PLUGIN}",
+      f'authParams={{"type": "{OPAQUE_TOKEN}", "issuerUrl": "https://idp", "privateKey": "file:///k.json"}}'],
+     ("flow",)),
+    ([f"authPlugin={_OAUTH2_PLUGIN}",
+      f'authParams={{"issuerUrl": "https://u:{URL_PASSWORD}@idp.example.com", "privateKey": "file:///k.json"}}'],
+     ("issuer_url",)),
+    ([f"tlsAllowInsecureConnection={NODASH_JWT}"], ("tlsAllowInsecureConnection",)),
+    ([f"tlsTrustCertsFilePath={NODASH_JWT}"], ("tlsTrustCertsFilePath",)),
+    ([f"webServiceUrl=https://admin:{URL_PASSWORD}@127.0.0.1:1/", f"authPlugin={_TOKEN_PLUGIN}",
+      f"authParams=token:{JWT}"], ("user name or password",)),
+    ([f"brokerServiceUrl=pulsar://u:{URL_PASSWORD}@127.0.0.1:1/"], ("user name or password",)),
+    (["authPlugin=org.apache.pulsar.client.impl.auth.AuthenticationKeyStoreTls", f"authParams=keyStorePassword:{OPAQUE_TOKEN}"],
+     ("KeyStore",)),
+]
+
+
+def _client_conf_file(lines: list[str]) -> str:
+    port = closed_port()
+    base = [f"webServiceUrl=http://127.0.0.1:{port}/", f"brokerServiceUrl=pulsar://127.0.0.1:{port}/"]
+    keys = {line.partition("=")[0] for line in lines if "=" in line}
+    return "\n".join([b for b in base if b.partition("=")[0] not in keys] + lines) + "\n"
+
+
+@st.composite
+def _client_conf_case(draw):
+    lines, said = draw(st.sampled_from(CLIENT_CONF_BAD))
+    case = draw(_with_command(_yaml({"clusters": {"blue": {"client_conf": "{dir}/blue.conf"}, "green": _cluster()}})))
+    case.files["blue.conf"] = _client_conf_file(draw(st.permutations(lines)))
+    case.said = said
+    return case
+
+
+def _client_conf_explicit() -> list[Case]:
+    """Each bad client.conf once, under up, certify and status in turn."""
+    text = _yaml({"clusters": {"blue": {"client_conf": "{dir}/blue.conf"}, "green": _cluster()}})
+    commands = [["up", "--backend", "external", "--config", "vendor.yaml"], ["status", "--config", "vendor.yaml", "--json"],
+                ["certify", "--profile", "smoke", "--deployment", "vendor.yaml", "--json"]]
+    return [Case(argv=commands[i % 3], files={"vendor.yaml": text, "blue.conf": _client_conf_file(lines)}, said=said)
+            for i, (lines, said) in enumerate(CLIENT_CONF_BAD)]
+
+
 DOCUMENT_CLASSES = {
     "document-yaml": _raw_documents().flatmap(lambda text: _with_command(text)),
     "document-urls": _url_document(),
     "document-tokens": _token_document(),
     "document-fields": _fields_document(),
     "document-unreachable": _unreachable_document(),
+    "document-client-conf-credentials": _client_conf_case(),
     # Pulsar's NamedEntity.checkName is Java's [-=:.\\w]: ASCII letters and digits only
     "document-cluster-name-non-ascii": st.sampled_from(["é", "名前", "ñandú", "blue-ü", "ｂｌｕｅ"]).flatmap(
         lambda name: _with_command(_yaml({"clusters": {name: _cluster()}}))),
@@ -257,12 +326,13 @@ DOCUMENT_CLASSES = {
         lambda argv: json_flag().map(lambda j: Case(argv=argv + j, files=pair[1])))),
 }
 DOCUMENT_EXAMPLES = {"document-yaml": 30, "document-urls": 25, "document-tokens": 25, "document-fields": 15,
-                     "document-unreachable": 8}
+                     "document-unreachable": 8, "document-client-conf-credentials": 8}
 
 
 @pytest.mark.parametrize("name", params(DOCUMENT_CLASSES, KNOWN))
 def test_deployment_documents_are_refused_without_printing_a_credential(name):
-    fuzz(DOCUMENT_CLASSES[name], "deployments", examples=DOCUMENT_EXAMPLES.get(name, 6))
+    explicit = _client_conf_explicit() if name == "document-client-conf-credentials" else ()
+    fuzz(DOCUMENT_CLASSES[name], "deployments", examples=DOCUMENT_EXAMPLES.get(name, 6), explicit=explicit)
 
 
 # ---------------------------------------------------------------------------------------- up / status / down / fault
