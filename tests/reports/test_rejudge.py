@@ -287,3 +287,30 @@ def test_a_hazard_of_the_run_applies_again(tmp_path, capsys, monkeypatch):
     stranded_row = rows["cluster-migration-java/exclusive/p-x/redirected"]
     assert stranded_row["verdict"] == "unknown" and stranded_row["details"]["hazard"]
     assert code == EXIT_UNKNOWN
+
+
+def test_a_bundle_certify_built_is_judged_again_whole(tmp_path, capsys):
+    """A bundle as build_bundle leaves it (hand-made rows, no saved outcome): every row carried over, the same
+    verdicts, and every file of it in the new bundle, the report, allure labels and reproduce.md written again."""
+    from .handmade import make_bundle
+
+    recorded = make_bundle(tmp_path / "bundle")
+    code, doc = _judge(str(tmp_path / "bundle"), "--out", str(tmp_path / "new"), capsys=capsys)
+    assert code == EXIT_FAIL and doc["input"]["verified"] and doc["rows"] == {
+        "rejudged": 0, "carried_over": 5, "replaced": 0}
+    new = _summary(tmp_path / "new")
+    assert _verdicts(new) == {r["id"]: r["verdict"] for r in recorded["requirements"]}
+    assert new["verdict"] == recorded["verdict"] and new["reasons"][:-1] == recorded["reasons"]
+    old_files = set(archive.bundle_files(tmp_path / "bundle"))
+    assert old_files <= set(archive.bundle_files(tmp_path / "new"))
+    assert "Verdict: **fail**" in (tmp_path / "new" / "reproduce.md").read_text()
+    labels = json.loads((tmp_path / "new" / "allure-results" / "0f-result.json").read_text())["labels"]
+    assert {"name": "requirement", "value": "PIP188-R03 MUST: fail"} in labels
+    assert "judged again on" in (tmp_path / "new" / "report.html").read_text()
+
+
+def test_an_empty_out_folder_is_used(tmp_path, capsys):
+    (tmp_path / "new").mkdir()
+    code, doc = _judge(str(DATA / "client-failover"), "--out", str(tmp_path / "new"), capsys=capsys)
+    assert code == EXIT_FAIL and archive.verify(tmp_path / "new").ok
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "new.tar.gz"]  # no staging folder left
