@@ -2,7 +2,8 @@
 
 Inputs: checks.jsonl (verdicts), junit.xml, allure-results/, spec/*.json, captures/*/
 (events, manifest, markers, verdict), logs/, deployment.json, e2e.log. Outputs: report.html,
-summary.json, PRODUCT.yaml (reports/product.py), reproduce.md, requirements.junit.xml
+summary.json, PRODUCT.yaml (reports/product.py), reproduce.md, findings.md/findings.html (the findings it cites,
+reports/bundle_findings.py), requirements.junit.xml
 (reports/junit.py), allure categories and environment, each allure result labelled with the
 requirements its test judged; then the manifest and the archive beside the folder (reports/archive.py).
 """
@@ -19,11 +20,11 @@ import yaml
 from pulsar_conformance.output import progress
 from pulsar_conformance.protocols import protocol_options
 
-from . import archive, failover, identity, plots, product, report_view, timings, values
+from . import archive, bundle_findings, failover, identity, plots, product, report_view, timings, values
 from .junit import read_junit, write_requirements_junit
 from .request import configuration
 from .timeline import svg
-from .verdicts import load_checks, load_requirements, requirement_rows, run_verdict
+from .verdicts import load_checks, load_requirements, requirement_rows, run_context, run_verdict
 
 CATEGORIES = [
     {"name": "Product defect", "matchedStatuses": ["failed"], "messageRegex": "(?s).*product defect.*",
@@ -66,15 +67,19 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     left_out = archive.prune(out)
     checks = load_checks(out)
     requirements = load_requirements()
-    rows = requirement_rows(requirements, checks)
+    versions = identity.versions(out)
+    versions["suite_commit"] = suite_commit()
+    topology = "external" if request.deployment.backend == "external" else request.deployment.topology
+    # each row links only the findings whose scope holds for this run, and the bundle carries their text
+    rows = requirement_rows(requirements, checks,
+                            context=run_context(profile.name, versions, topology, request.deployment.backend))
+    bundle_findings.write(out, rows, versions["suite_commit"])
     tests = read_junit(out / "junit.xml")
     declared = profile.declared(requirements)
     excluded = sorted(request.exclude)
     selected = request.select
     verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded,
                                    selected=selected)
-    versions = identity.versions(out)
-    versions["suite_commit"] = suite_commit()
     described, product_missing = product.describe(request, versions["pulsar"],
                                                   identity._deployment_document(deployment))
     described["pulsar_client"] = {"language": "python", "version": versions["pulsar_client_python"],
@@ -92,7 +97,7 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "versions": versions, "deployment": deployment.backend, "seed": request.seed,
         # what ran per cluster (issue 31): standalone or cluster where the run started it; an external deployment's
         # clusters are whatever their operator runs
-        "topology": "external" if request.deployment.backend == "external" else request.deployment.topology,
+        "topology": topology,
         "configuration": configuration(request),  # the profile's protocols' options (reports/request.py)
         "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],

@@ -34,6 +34,7 @@ from pulsar_conformance.protocols import protocol_options
 
 from .compare import FIX_SUMMARY, JUDGED, Bundle, load
 from .series import aggregate
+from .verdicts import store_of, summary_context, summary_topology
 
 # certify options that name the release or the run, not the question asked: a column differs in them (the
 # protocols' options that are a --matrix axis too, run_options())
@@ -102,9 +103,9 @@ class Column:
 def topology_of(run: Bundle) -> str:
     """What ran per cluster: the bundle's ``topology`` (bundles since issue 31), else the --topology of its command
     (older cluster runs), else a standalone (every run before the cluster topology existed)."""
-    if run.summary.get("topology"):
-        return run.summary["topology"]
-    return dict(command_options(run) or ()).get("--topology") or "standalone"
+    if not run.summary.get("topology"):
+        command_options(run)  # a malformed command is the summary's error, named
+    return summary_topology(run.summary)
 
 
 def components(columns) -> list[tuple[str, str]]:
@@ -279,22 +280,40 @@ def _cell(column: Column, rid: str) -> dict:
     findings = _explaining(column, rid) if verdict in _EXPLAINED else {}
     return {"verdict": verdict, "counts": counts, "n": len(column.runs),
             "text": ", ".join(f"{v} {counts[v]}" for v in ordered if v in counts) or verdict,
-            "findings": list(findings.values()), "agree": len(counts) == 1}
+            "findings": list(findings.values()), "agree": len(counts) == 1,
+            "unexplained": verdict == "fail" and not findings}
 
 
 def _explaining(column: Column, rid: str) -> dict[str, dict]:
-    """The findings that explain ``rid``'s failure, by id: docs/findings.md as it is now where the checkout
-    has it (a finding written after the sweep's commit explains its cells too, and its link is the one the
-    reader can follow), else what each run's bundle recorded at its commit (an install without docs/)."""
-    if FINDINGS_DOC.exists():
-        return {f["id"]: f for f in findings_index.for_requirement(rid, FINDINGS_DOC)}
+    """The findings that explain ``rid``'s verdict in the column, by id: those whose scope holds for a run of it
+    that did not pass (its release, topology, configuration store, and the clients whose checks gave the verdict:
+    reports/verdicts.summary_context). docs/findings.md as it is now where the checkout has it (a finding written
+    after the sweep's commit explains its cells too, and its link is the one the reader can follow), else what each
+    run's bundle recorded at its commit (an install without docs/), narrowed by the scope it recorded."""
     findings: dict[str, dict] = {}
     for run in column.runs:
-        for r in run.summary["requirements"]:
-            if r["id"] == rid:
-                for f in r.get("findings") or ():
-                    findings.setdefault(f["id"], f)
+        row = next((r for r in run.summary["requirements"] if r["id"] == rid), None)
+        if row is None or row.get("verdict") not in _EXPLAINED:
+            continue
+        context = summary_context(run.summary, rid)
+        if FINDINGS_DOC.exists():
+            for f in findings_index.for_requirement(rid, FINDINGS_DOC, context=context):
+                findings.setdefault(f["id"], f)
+            continue
+        for f in row.get("findings") or ():
+            if f.get("scope") and not findings_index.parse_scope(f["scope"]).covers(context):
+                continue
+            findings.setdefault(f["id"], _bundle_relative(f, run.path))
     return findings
+
+
+def _bundle_relative(finding: dict, bundle: Path) -> dict:
+    """A finding as a bundle recorded it, its link made to reach the page from anywhere: the checkout's docs/ where it
+    names them (``source``, or an older bundle's href), else the bundle's own findings page."""
+    href = finding.get("source") or finding["href"]
+    if href.startswith("docs/") or "://" in href:
+        return dict(finding, href=href)
+    return dict(finding, href=str((bundle / href).resolve()))
 
 
 def _self_reasons(column: Column, cell: dict) -> list[str]:
@@ -416,21 +435,50 @@ def _column_doc(column: Column) -> dict:
 # --- output ----------------------------------------------------------------------------------------------------
 
 def _findings_href(href: str, out: Path) -> str:
-    """A finding's link (docs/findings.md#..., from the checkout's root) made relative to the written files."""
-    if not href.startswith("docs/"):
-        return href
+    """A finding's link (docs/findings.md#..., from the checkout's root, or a bundle's own page by its absolute
+    path) made relative to the written files."""
     path, _, anchor = href.partition("#")
-    target = FINDINGS_DOC.parents[1] / path
+    if path.startswith("docs/"):
+        target = FINDINGS_DOC.parents[1] / path
+    elif Path(path).is_absolute():
+        target = Path(path)
+    else:
+        return href
     return os.path.relpath(target, out) + (f"#{anchor}" if anchor else "")
+
+
+def _checkout() -> Path:
+    return FINDINGS_DOC.parents[1]
+
+
+def kept_href(source: str | Path, out: Path) -> str | None:
+    """The link from the table in ``out`` to a bundle folder, or None when the table must not point at it: it is
+    not there, or the table is written into the checkout (docs/tables/) and the bundle lies outside it (a folder of
+    the machine that ran it, which a reader of the repository does not have)."""
+    where = Path(source)
+    if not where.is_absolute():
+        where = Path.cwd() / where
+    where = where.resolve()
+    if not where.exists():
+        return None
+    root = _checkout().resolve()
+    if out.resolve().is_relative_to(root) and not where.is_relative_to(root):
+        return None
+    return os.path.relpath(where, out.resolve())
 
 
 def _md(text) -> str:
     return str(text or "").replace("|", "\\|").replace("\n", " ")
 
 
+NO_FINDING = "no finding explains this cell"
+
+
 def cell_markdown(cell: dict) -> str:
     parts = [_md(cell["text"])]
     parts += [f"[{_md(f['id'])}]({f['href']})" for f in cell["findings"]]
+    if cell.get("unexplained"):
+        parts.append(f"_{NO_FINDING}_")
     if cell.get("release_difference"):
         parts.append(f"**release difference** (vs {_md(', '.join(cell['against']))})")
     elif cell.get("reasons"):
@@ -443,18 +491,35 @@ LEGEND = ("A cell is the requirement's verdict over the column's runs (the worst
           "**release difference** only when both were run by the same suite commit with the same options, differ "
           "in one release component (Pulsar, a client, a configuration, or the topology: a standalone or a cluster of "
           "several brokers and bookies) and every one of their runs (more than one) gave the verdict; otherwise it "
-          "names what stands in the way. Findings (docs/findings.md) are linked beside verdicts that are not a pass.")
+          "names what stands in the way. Findings (docs/findings.md) are linked beside verdicts that are not a pass, "
+          "only where the cell's release, topology, configuration store and client are inside the finding's scope; a "
+          "failing cell no finding covers says so.")
+NOT_KEPT = "not kept"
+
+
+def inputs_text(doc: dict) -> str:
+    """The table's inputs: those a reader of the table can open, and how many were not kept."""
+    links = doc.get("input_links") or [{"path": i, "kept": True} for i in doc["inputs"]]
+    kept = [f"`{_md(i['path'])}`" for i in links if i["kept"]]
+    gone = len(links) - len(kept)
+    if gone:
+        kept.append(f"{gone} bundle folder{'s' if gone > 1 else ''} not kept in the repository (they stayed on the "
+                    "machine that ran them)")
+    return ", ".join(kept)
 
 
 def markdown(doc: dict) -> str:
-    lines = [f"Generated by `pulsar-conformance releases` from {', '.join(f'`{i}`' for i in doc['inputs'])}: "
-             "do not edit the cells by hand.", "", LEGEND, ""]
+    lines = [f"Generated by `pulsar-conformance releases` from {inputs_text(doc)}: do not edit the cells by hand."]
+    if doc.get("relinked"):
+        lines.append("")
+        lines.append(RELINKED.format(**doc["relinked"]))
+    lines += ["", LEGEND, ""]
     for group in doc["profiles"]:
         columns = group["columns"]
         lines += [f"## {group['profile']}", "", "| release | clients | runs | verdicts | suite | options | bundle |",
                   "|---|---|---|---|---|---|---|"]
         lines += [f"| {_md(c['label'])} | {_md(c['clients'])} | {c['runs']} (seeds {', '.join(map(str, c['seeds']))}) | "
-                  f"{_md(', '.join(c['verdicts']))} | {_md(c['suite'])} | {_md(c['options'])} | `{_md(c['source'])}` |"
+                  f"{_md(', '.join(c['verdicts']))} | {_md(c['suite'])} | {_md(c['options'])} | {_bundle_markdown(c)} |"
                   for c in columns]
         lines += ["", "| requirement | level | " + " | ".join(_md(c["label"]) for c in columns) + " |",
                   "|---|---|" + "---|" * len(columns)]
@@ -466,12 +531,21 @@ def markdown(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _bundle_markdown(column: dict) -> str:
+    if column.get("bundle"):
+        return f"[{_md(column['source'])}]({column['bundle']})"
+    return NOT_KEPT
+
+
 def render_html(doc: dict) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                       autoescape=select_autoescape(["html", "j2"]))
-    return env.get_template("releases.html.j2").render(doc=doc, legend=LEGEND)
+    return env.get_template("releases.html.j2").render(doc=doc, legend=LEGEND, inputs=inputs_text(doc),
+                                                         relinked=RELINKED.format(**doc["relinked"])
+                                                         if doc.get("relinked") else None,
+                                                         no_finding=NO_FINDING, not_kept=NOT_KEPT)
 
 
 def summary_text(doc: dict, out: Path) -> str:
@@ -510,12 +584,175 @@ def releases_request(paths, out: str | None, json_mode: bool) -> ReleasesRequest
 def run_releases(request: ReleasesRequest) -> int:
     doc = build(list(request.columns), request.inputs)
     for group in doc["profiles"]:
+        for column in group["columns"]:
+            column["bundle"] = kept_href(column["source"], request.out)
         for row in group["rows"]:
             for cell in row["cells"]:
                 cell["findings"] = [dict(f, href=_findings_href(f["href"], request.out)) for f in cell["findings"]]
+    doc["input_links"] = [{"path": i, "kept": kept_href(i, request.out) is not None} for i in request.inputs]
     request.out.mkdir(parents=True, exist_ok=True)
     write_atomic(request.out / "releases.md", markdown(doc))
     write_atomic(request.out / "releases.html", render_html(doc))
     doc["written"] = [str(request.out / "releases.md"), str(request.out / "releases.html")]
     emit(request, doc, lambda: summary_text(doc, request.out))
     return EXIT_PASS
+
+
+# --- re-linking a table whose bundles were not kept ---------------------------------------------------------------
+# Several tables under docs/tables/ were generated from bundles that stayed on the machine that ran them. Their
+# verdicts cannot be computed again, but what the table keeps (each column's release, clients and runs, each cell's
+# verdict and counts, the release-difference marks) is enough to link the findings as docs/findings.md's scopes say
+# now and to drop the links to folders no reader has. ``relink`` does only that: no cell's verdict changes.
+
+RELINKED = ("Findings re-linked on {date} from docs/findings.md's scopes (`python -m "
+            "pulsar_conformance.reports.releases_table --relink {folder}`): the verdicts, counts and marks are the "
+            "table's own{generated}, from bundles that were not kept; each column's release and clients are read from "
+            "the table, its topology only where its label names one.")
+_VERDICT = re.compile(r"^(not applicable|not run|fail|unknown|pass|differs|uncovered|absent|skipped)\b")
+_LINK = re.compile(r"\s*\[(F-[\w-]+)\]\([^)]*\)")
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _cells_of(line: str) -> list[str]:
+    return [c.strip().replace("\\|", "|") for c in _PIPE.split(line.strip())[1:-1]]
+
+
+def parse_cell(text: str) -> dict:
+    """A cell as cell_markdown wrote it: its verdict text, the finding ids it linked and its marks."""
+    cell: dict = {"findings": []}
+    rest = text.strip()
+    difference = re.search(r"\s*\*\*release difference\*\* \(vs (.*)\)$", rest)
+    if difference:
+        cell.update(release_difference=True, against=difference.group(1).split(", "))
+        rest = rest[:difference.start()]
+    reasons = re.search(r"\s*_not a release difference: (.*)_$", rest)
+    if reasons:
+        cell["reasons"] = reasons.group(1).split("; ")
+        rest = rest[:reasons.start()]
+    rest = rest.replace(f"_{NO_FINDING}_", "")
+    cell["linked"] = _LINK.findall(rest)
+    rest = _LINK.sub("", rest).strip()
+    verdict = _VERDICT.match(rest)
+    if not verdict:
+        raise UsageError(f"a cell {text!r} names no verdict", "relink only a table pulsar-conformance releases wrote")
+    counts = dict(re.findall(r"(not applicable|not run|[a-z]+) (\d+/\d+)", rest))
+    cell.update(text=rest, verdict=verdict.group(1), counts=counts,
+                n=int(next(iter(counts.values())).split("/")[1]) if counts else 0, agree=len(counts) == 1)
+    return cell
+
+
+def parse_markdown(text: str) -> dict:
+    """The document a releases.md was written from, as far as the file keeps it (markdown()'s inverse)."""
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("Generated by `pulsar-conformance releases` from "):
+        raise UsageError("not a table pulsar-conformance releases wrote (its first line says where it came from)",
+                         "pass a folder with a releases.md that the releases command generated")
+    said = lines[0].split(" from ", 1)[1].rsplit(": do not edit", 1)[0]
+    inputs = re.findall(r"`([^`]+)`", said)
+    gone = re.search(r"(\d+) bundle folders? not kept", said)
+    doc: dict = {"inputs": inputs, "profiles": [], "gone": int(gone.group(1)) if gone else 0}
+    group = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("## "):
+            group = {"profile": line[3:].strip(), "columns": [], "rows": []}
+            doc["profiles"].append(group)
+        elif group is not None and line.startswith("| release | clients |"):
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                label, clients, runs, verdicts, suite, options, bundle = _cells_of(lines[i])
+                count = re.match(r"(\d+) \(seeds (.*)\)", runs)
+                source = re.match(r"^(?:`(.*)`|\[(.*)\]\(.*\))$", bundle)
+                group["columns"].append({
+                    "label": label, "clients": clients, "runs": int(count.group(1)) if count else 0,
+                    "seeds": count.group(2).split(", ") if count else [], "verdicts": verdicts.split(", "),
+                    "suite": suite, "options": options,
+                    "source": (source.group(1) or source.group(2)) if source else ""})
+                i += 1
+            continue
+        elif group is not None and line.startswith("| requirement | level |"):
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                rid, strength, *cells = _cells_of(lines[i])
+                group["rows"].append({"id": rid, "strength": strength or None, "cells": [parse_cell(c) for c in cells]})
+                i += 1
+            continue
+        elif group is not None and line.startswith("Release differences: "):
+            found = re.match(r"Release differences: (.*)\. Differences not called release differences: (.*)\.$", line)
+            group["release_differences"] = [] if found.group(1) == "none" else found.group(1).split(", ")
+            group["other_differences"] = [] if found.group(2) == "none" else found.group(2).split(", ")
+        i += 1
+    return doc
+
+
+def column_context(profile: str, column: dict) -> findings_index.Context:
+    """What a column of a kept table ran on, read from its label (pulsar, java client, topology) and its clients."""
+    parts = {}
+    for part in re.sub(r" \([^)]*\)$", "", column["label"]).split(" / "):
+        name = next((n for n in ("java client", "pulsar", "client", "topology") if part.startswith(n + " ")), None)
+        if name:
+            parts[name] = part[len(name) + 1:]
+    clients = dict(c.split(" ", 1) for c in column["clients"].split(", ") if " " in c)
+    java = parts.get("java client")
+    java = None if java in (None, "-") else java
+    topology = parts.get("topology")
+    return findings_index.Context(
+        pulsar=parts.get("pulsar"), python=clients.get("python"), java=clients.get("java") or java,
+        topology=topology, store=store_of(profile, topology, "local"),
+        clients=frozenset(name for name, release in (("python", clients.get("python")),
+                                                     ("java", clients.get("java") or java)) if release))
+
+
+def relink(folder: Path, today: str | None = None) -> dict:
+    """Link a kept table's cells to the findings whose scope holds for them, and write it again (md and html)."""
+    folder = Path(folder)
+    table = folder / "releases.md"
+    if not table.is_file():
+        raise UsageError(f"{folder}: no releases.md", "pass a folder the releases command wrote")
+    doc = parse_markdown(table.read_text())
+    page = folder / "releases.html"
+    stamp = re.search(r"\((\d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d)\)", page.read_text()) if page.is_file() else None
+    doc["generated"] = stamp.group(1) if stamp else "not recorded"
+    doc["input_links"] = ([{"path": i, "kept": kept_href(i, folder) is not None} for i in doc["inputs"]]
+                          + [{"path": "", "kept": False}] * doc.pop("gone"))
+    doc["relinked"] = {"date": today or datetime.now(UTC).date().isoformat(),
+                       "folder": os.path.relpath(folder.resolve(), _checkout().resolve())
+                       if folder.resolve().is_relative_to(_checkout().resolve()) else folder.name,
+                       "generated": f" (generated {stamp.group(1)})" if stamp else ""}
+    from .verdicts import load_requirements
+
+    texts = {r.id: r.text for r in load_requirements()}  # the rows' tooltips: the table keeps no text
+    for group in doc["profiles"]:
+        contexts = [column_context(group["profile"], c) for c in group["columns"]]
+        for column in group["columns"]:
+            column["bundle"] = kept_href(column["source"], folder) if column["source"] else None
+        for row in group["rows"]:
+            row["text"] = texts.get(row["id"])
+            for cell, context in zip(row["cells"], contexts, strict=True):
+                linked = (findings_index.for_requirement(row["id"], FINDINGS_DOC, context=context)
+                          if cell["verdict"] in _EXPLAINED else [])
+                cell["findings"] = [dict(f, href=_findings_href(f["href"], folder)) for f in linked]
+                cell["unexplained"] = cell["verdict"] == "fail" and not linked
+                cell.pop("linked", None)
+    write_atomic(table, markdown(doc))
+    write_atomic(page, render_html(doc))
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pulsar_conformance.reports.releases_table --relink FOLDER...``: re-link kept tables (see relink)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pulsar_conformance.reports.releases_table")
+    parser.add_argument("--relink", nargs="+", required=True, metavar="FOLDER",
+                        help="a folder the releases command wrote, whose bundles were not kept")
+    options = parser.parse_args(argv)
+    for folder in options.relink:
+        doc = relink(Path(folder))
+        print(f"re-linked {folder}: {sum(len(g['rows']) for g in doc['profiles'])} row(s)")
+    return EXIT_PASS
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,7 +2,9 @@
 checking that it is the one certify wrote (like ``sonobuoy results``; docs/certify.md).
 
 ``results`` prints the verdict and its reasons, the requirements certified, the failures with their
-evidence and findings, what got no verdict; ``--json`` the same as one document. It checks the
+evidence (HTTP error bodies decoded: reports/readable.py) and findings (those the bundle cites, whose text it
+carries in findings.html; for a failure it cites none, those docs/findings.md names now within the run's scope),
+what got no verdict; ``--json`` the same as one document. It checks the
 bundle against its SHA-256 manifest first (reports/archive.py) and refuses a bundle that does not
 match it (exit 64: its verdict cannot be trusted); a bundle without a manifest (written before
 manifests) is read and said to be unverified. Its exit code is the run's (0 pass, 1 fail,
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pulsar_conformance.conformance.harness import findings as findings_index
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit
 
@@ -24,6 +27,8 @@ from .archive import Integrity
 from .certify import exit_code
 from .compare import FORMAT, check_summary
 from .compare import load as load_folder
+from .readable import evidence_text
+from .verdicts import summary_context
 
 EVIDENCE_SHOWN = 3  # per failing requirement in the text; --json has them all
 FIX_TAMPERED = ("the bundle was changed after certify wrote it (or the download is incomplete): fetch the "
@@ -102,6 +107,7 @@ def report(summary: dict, integrity: Integrity, path: str) -> dict:
         "passed_outside_profile": [r["id"] for r in rows if r["verdict"] == "pass" and declared
                                    and r["id"] not in declared],
         "failures": [brief(r, evidence=_failing_evidence(r), findings=r.get("findings") or [],
+                           findings_now=_findings_now(summary, r),
                            hazards=r.get("hazards") or [], runs=r.get("failing_runs"))
                      for r in rows if r["verdict"] == "fail"],
         "unknown": [brief(r, evidence=r.get("evidence") or []) for r in rows if r["verdict"] == "unknown"],
@@ -120,6 +126,19 @@ def report(summary: dict, integrity: Integrity, path: str) -> dict:
 
 def _verdict_of(rows: list[dict], rid: str) -> str:
     return next((r["verdict"] for r in rows if r["id"] == rid), "absent")
+
+
+def _findings_now(summary: dict, row: dict) -> list[dict]:
+    """The findings docs/findings.md of this suite has now for a failure its bundle recorded none for (a finding
+    written after the run), narrowed to the run's scope; none where the bundle already names one or the suite has
+    no docs/findings.md."""
+    if row.get("findings") or not findings_index.DOC.exists():
+        return []
+    try:
+        context = summary_context(summary, row["id"])
+    except (ValueError, TypeError, AttributeError):  # a release or client the summary spells oddly: not linked
+        return []
+    return findings_index.for_requirement(row["id"], context=context)
 
 
 def _failing_evidence(row: dict) -> list[str]:
@@ -156,20 +175,23 @@ def text(doc: dict) -> str:
         for r in doc["failures"]:
             kind = "" if r["strength"] == "MUST" else "  (a deviation: not a MUST)"
             lines.append(f"  {r['id']:<12} {r['strength'] or '':<6} {_short(r['text'], 90)}{kind}")
-            lines += [f"      evidence: {_short(e, 300)}" for e in r["evidence"][:EVIDENCE_SHOWN]]
+            lines += [f"      evidence: {_short(evidence_text(e), 300)}" for e in r["evidence"][:EVIDENCE_SHOWN]]
             if len(r["evidence"]) > EVIDENCE_SHOWN:
                 lines.append(f"      (and {len(r['evidence']) - EVIDENCE_SHOWN} more: --json)")
             for f in r["findings"]:
-                lines.append(f"      finding:  {f.get('id')} {_short(f.get('title'), 100)}")
-            if not r["findings"]:
-                lines.append("      finding:  none explains it yet")
+                lines.append(f"      finding:  {f.get('id')} {_short(f.get('title'), 100)} ({f.get('href')})")
+            for f in r.get("findings_now") or ():
+                lines.append(f"      finding:  {f.get('id')} {_short(f.get('title'), 100)} (docs/findings.md now; "
+                             "the bundle predates it)")
+            if not r["findings"] and not r.get("findings_now"):
+                lines.append("      finding:  no finding explains this failure yet (docs/findings.md)")
             for h in r["hazards"]:
                 lines.append(f"      hazard:   {h.get('name')}: {h.get('says')}; fix: {h.get('fix')}")
     if doc["unknown"]:
         lines += ["", f"Unknown ({len(doc['unknown'])}):"]
         for r in doc["unknown"]:
             lines.append(f"  {r['id']:<12} {r['strength'] or '':<6} {_short(r['text'], 90)}")
-            lines += [f"      evidence: {_short(e, 300)}" for e in r["evidence"][:1]]
+            lines += [f"      evidence: {_short(evidence_text(e), 300)}" for e in r["evidence"][:1]]
     if doc["no_verdict"]:
         lines += ["", f"No verdict ({len(doc['no_verdict'])} the profile certifies): "
                   + ", ".join(f"{r['id']} ({r['verdict']})" for r in doc["no_verdict"])]

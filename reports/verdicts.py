@@ -12,7 +12,9 @@ Rules (docs/certify.md):
 - a check recorded under a configuration hazard (``details.hazard``) lists the hazard on the
   requirement's row and in the run's reasons (conformance/harness/hazards.py);
 - each requirement names the findings that explain its failure (docs/findings.md, parsed by
-  conformance/harness/findings.py);
+  conformance/harness/findings.py), only those whose scope holds for the run (its release, topology,
+  configuration store: ``run_context``) and for the clients whose checks gave the verdict
+  (``verdict_clients``);
 - the run fails if a MUST requirement or a suite test fails (a failed SHOULD or MAY is listed
   as a deviation), is unknown if anything is unknown, no deployment check ran at all, a
   requirement the profile certifies got no verdict (not run, skipped, uncovered) or a test was
@@ -50,7 +52,78 @@ def load_requirements() -> list:
     return list(catalog_requirements())
 
 
-def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
+# profiles whose standalone runs on a ZooKeeper (its configuration store is then its metadata store): PIP-454
+# migrates from ZooKeeper only (conformance/protocols/metadata_migration/test_metadata_migration.py starts its
+# standalones with metadata="zk"); every other standalone keeps RocksDB (fixtures/deploy/metadata_sync.store_settings)
+ZOOKEEPER_STANDALONE = frozenset({"metadata-migration"})
+STARTED_HERE = ("local", "containers")  # the backends whose clusters the suite starts (and so knows)
+
+
+def store_of(profile: str | None, topology: str | None, backend: str | None) -> str | None:
+    """The configuration store the run's clusters kept: ZooKeeper on the cluster topology (fixtures/deploy/topology.py:
+    the cluster's own ZooKeeper), on a standalone RocksDB unless its profile runs it on ZooKeeper; None for an
+    external deployment, whose store the bundle does not say."""
+    if backend not in STARTED_HERE or topology not in ("standalone", "cluster"):
+        return None
+    if topology == "cluster" or profile in ZOOKEEPER_STANDALONE:
+        return "zookeeper"
+    return "rocksdb"
+
+
+def run_context(profile: str | None, versions: dict, topology: str | None, backend: str | None) -> findings.Context:
+    """What a run ran on, as a finding's scope asks it (the clients are each requirement's: ``verdict_clients``):
+    ``versions`` is summary.json's (identity.versions), ``topology`` and ``backend`` the run's."""
+    versions = versions or {}
+    return findings.Context(pulsar=versions.get("pulsar"), java=versions.get("pulsar_client_java"),
+                            python=versions.get("pulsar_client_python"), topology=topology,
+                            store=store_of(profile, topology, backend))
+
+
+def check_client(check: dict) -> str:
+    """The client a check row judged: the recorder names the Java client's rows ``java`` (and the Python client's
+    ``cpp`` where a scenario runs both); a row that names none was judged on the Python client's traffic or on no
+    client's, which a finding about a client's defect does not explain either way."""
+    client = (check.get("details") or {}).get("client")
+    return "java" if client == "java" else "python" if client in (None, "cpp") else str(client)
+
+
+def verdict_clients(judged: list[tuple[dict, str]], verdict: str) -> frozenset[str]:
+    """The clients of the checks that gave the requirement its verdict (``judged``: (check, its verdict for the
+    requirement)); a verdict no deployment check gave (not run) has none."""
+    return frozenset(check_client(c) for c, v in judged if v == verdict)
+
+
+def summary_topology(summary: dict) -> str:
+    """What ran per cluster in a recorded run: summary.json's ``topology`` (since issue 31), else its command's
+    --topology (earlier cluster runs), else a standalone (every run before the cluster topology existed)."""
+    if summary.get("topology"):
+        return summary["topology"]
+    words = str(summary.get("command") or "").split()
+    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--topology"), None) or next(
+        (w.split("=", 1)[1] for w in words if w.startswith("--topology=")), "standalone")
+
+
+def summary_context(summary: dict, rid: str) -> findings.Context:
+    """``run_context`` of a recorded run (its summary.json) for requirement ``rid``: the clients are those of the
+    checks that gave its row the verdict (a ``differs`` row: the failing checks it was made of); a summary without
+    its checks names the clients its versions record."""
+    context = run_context(summary.get("profile"), summary.get("versions") or {}, summary_topology(summary),
+                          summary.get("deployment") or "local")
+    row = next((r for r in summary.get("requirements") or () if isinstance(r, dict) and r.get("id") == rid), {})
+    verdict = row.get("verdict")
+    checks = [c for c in summary.get("checks") or () if isinstance(c, dict) and rid in (c.get("requirements") or ())
+              and c.get("kind", "deployment") == "deployment"]
+    if checks:
+        wanted = ("fail",) if verdict == "differs" else (verdict,)
+        return context.with_clients({check_client(c) for c in checks if c.get("verdict") in wanted})
+    versions = summary.get("versions") or {}
+    return context.with_clients({name for name, key in (("python", "pulsar_client_python"),
+                                                        ("java", "pulsar_client_java")) if versions.get(key)})
+
+
+def requirement_rows(requirements, checks: list[dict], context: findings.Context | None = None) -> list[dict]:
+    """The requirement rows of a run. With the run's ``context`` (``run_context``) each row links only the findings
+    whose scope holds there; without one (a caller that knows no run) every finding that names the requirement."""
     rows = []
     for req in requirements:
         mine = [c for c in checks if req.id in c["requirements"]]
@@ -76,7 +149,8 @@ def requirement_rows(requirements, checks: list[dict]) -> list[dict]:
             + [f"{c['check']}: {c['verdict']} ({c['evidence']})" for c in model],
             "uncovered_reason": req.uncovered, "notes": req.notes,
             "checks": sorted({c["check"] for c in mine}),
-            "findings": findings.for_requirement(req.id),
+            "findings": findings.for_requirement(req.id, context=None if context is None else context.with_clients(
+                verdict_clients([(c, v) for c, v, _ in judged], verdict))),
             "hazards": hazards,
         })
     return rows

@@ -301,6 +301,7 @@ def test_the_report_and_junit_show_sources_findings_and_hazards(tmp_path):
         '<testsuites><testsuite><testcase classname="c" name="java"><properties>'
         '<property name="PIP121-R08" value="differs (x); source: the C++ client does; findings: F-121-2"/>'
         '</properties></testcase></testsuite></testsuites>')
+    (tmp_path / "deployment.json").write_text(json.dumps({"status": {"pulsar_version": "4.2.4"}}))
     summary = _build(tmp_path, run_id="fair", profile="cluster-migration", pytest_exit=1)
     by_id = {r["id"]: r for r in summary["requirements"]}
     assert by_id["PIP121-R08"]["verdict"] == "differs" and by_id["PIP188-R03"]["verdict"] == "fail"
@@ -310,5 +311,8 @@ def test_the_report_and_junit_show_sources_findings_and_hazards(tmp_path):
     assert '<td class="source source-implementation" data-source-kind="implementation">the C++ client does</td>' in html
     assert '<td class="source source-seed" data-source-kind="seed">the PIP says</td>' in html
     assert '<span class="v v-differs">differs</span>' in html
-    assert 'href="docs/findings.md#f-188-4-' in html and 'href="docs/findings.md#f-121-2-' in html
+    # the links point into the bundle's own copy of the findings it cites (issue 51: they work offline)
+    assert 'href="findings.html#f-188-4-' in html and 'href="findings.html#f-121-2-' in html
+    page = (tmp_path / "findings.html").read_text()
+    assert 'id="f-188-4-' in page and 'id="f-121-2-' in page and "ManagedLedgerImpl.ledgerClosed" in page
     assert 'id="hazards"' in html and "advertise green&#39;s brokerServiceUrlTls" in html
