@@ -25,8 +25,8 @@ a fix to a judge re-judges every kept run, and a vendor can re-judge last year's
 4. A test whose rows were judged again gets its junit outcome from ``Recorder.finish``'s rules (failed
    on a failed MUST, broken on an unknown); one that broke or was skipped for another reason keeps its
    outcome. The requirement verdicts and the run's come from reports/verdicts.py as certify's do, and
-   the report, requirements.junit.xml, the allure labels and reproduce.md from reports/bundle.py; then
-   a new manifest and archive. The exit code is the new verdict's (0 pass, 1 fail, 2 unknown).
+   the report, requirements.junit.xml, the allure labels, reproduce.md and the findings the rows cite
+   (reports/bundle_findings.py) from reports/bundle.py's functions; then a new manifest and archive. The exit code is the new verdict's (0 pass, 1 fail, 2 unknown).
 """
 from __future__ import annotations
 
@@ -54,13 +54,13 @@ from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit, progress
 from pulsar_conformance.protocols import PROTOCOLS, protocol_options
 
-from . import archive, bundle, failover, values
+from . import archive, bundle, bundle_findings, failover, values
 from .certify import exit_code
 from .compare import load as load_bundle
 from .junit import read_junit, write_requirements_junit
 from .profiles import PROFILES
 from .results import FIX_TAMPERED
-from .verdicts import load_requirements, requirement_rows, run_verdict
+from .verdicts import load_requirements, requirement_rows, run_context, run_verdict, summary_topology
 
 FORMAT = "pulsar-conformance-rejudge/1"
 CHECKS_FILE = "checks.jsonl"
@@ -477,7 +477,12 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
     checks, carried = _merged(recorded, captures)
     tests_changed = _retest(tests, checks, captures)
     requirements = load_requirements()
-    rows = requirement_rows(requirements, checks)
+    # as certify's bundle: each row links only the findings whose scope holds for the run (its release,
+    # topology, configuration store), and the bundle carries their text as today's docs/findings.md says it
+    context = run_context(summary.get("profile"), summary.get("versions") or {}, summary_topology(summary),
+                          summary.get("deployment") or "local")
+    rows = requirement_rows(requirements, checks, context=context)
+    bundle_findings.write(staging, rows, bundle.suite_commit())
     narrowed = summary.get("narrowed") or {}
     verdict, reasons = run_verdict(rows, tests, _pytest_exit(summary, tests), declared=summary.get("declared") or [],
                                    excluded=narrowed.get("excluded") or [], selected=narrowed.get("selected"))
