@@ -29,14 +29,16 @@ from pathlib import Path
 
 import pulsar_conformance.conformance as suites
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
-from pulsar_conformance.fixtures.deploy import cleanup
 from pulsar_conformance.fixtures.deploy.topology import ENV as TOPOLOGY_ENV
 from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
+from pulsar_conformance.invocation import me
 from pulsar_conformance.output import emit, progress
 
-from . import identity, timings
-from .bundle import build_bundle
+from . import timings
 from .request import CertifyRequest, check_client, option_environment
+
+# identity, bundle and the clean-up are imported where a run uses them: they bring the admin client
+# (requests, the pulsar extra), and `results` and `verify` import exit_code from here on a core install
 
 _check_client = check_client  # its old name here: tests/protocols/client_failover import it so
 
@@ -72,6 +74,9 @@ def exit_code(verdict: str, *, interrupted: bool = False) -> int:
 
 def certify_once(request: CertifyRequest) -> dict:
     """One certification run into ``request.out``: the tests in a child process, then the bundle."""
+    from . import identity
+    from .bundle import build_bundle
+
     started = time.time()
     # a profile may run less elsewhere than on the local backend (the smoke profile: Profile.on)
     request = dataclasses.replace(request, profile=request.profile.on(request.deployment.backend))
@@ -99,6 +104,8 @@ def clean_up_after_tests(request: CertifyRequest, *, interrupted: bool) -> dict 
     """On an external deployment, the clean-up the tests' process did not finish (interrupted, killed,
     crashed), from the ``created.jsonl`` it left: the same function over the same records. A second
     Ctrl-C here ends the clean-up (what it did is in cleanup.json) but not the bundle."""
+    from pulsar_conformance.fixtures.deploy import cleanup
+
     out = request.out
     if request.deployment.backend != "external" or not request.deployment.file:
         return None  # local and container clusters are thrown away whole
@@ -116,13 +123,31 @@ def clean_up_after_tests(request: CertifyRequest, *, interrupted: bool) -> dict 
 
 
 def _text(summary: dict, out: Path) -> str:
-    counts = ", ".join(f"{n} {k}" for k, n in summary["counts"]["requirements"].items())
-    return (f"{summary['verdict'].upper()}: {'; '.join(summary['reasons'])}\n"
-            f"requirements: {counts}\n"
-            f"report: {out / 'report.html'} ({summary['seconds']:.0f} s)")
+    """The run's last lines: what it certified out of the catalog, why this verdict, where the report is,
+    and the commands to read the bundle, spelled as the program that is running (invocation.me: after
+    the README's set-up `.venv/bin/pulsar-conformance`, which a bare `pulsar-conformance` was not)."""
+    from .report_view import scope, scope_line
+
+    rows = [r for r in summary.get("requirements") or [] if isinstance(r, dict)]
+    declared = summary.get("declared")
+    chips = scope(rows, declared)["chips"]
+    counts = ", ".join(f"{n} {k}" + (" (SHOULD/MAY not met; the run does not fail on them)" if k == "deviation" else "")
+                       for k, n in chips.items())
+    program = me()
+    archive_name = (summary.get("bundle") or {}).get("archive")
+    lines = [scope_line(summary["verdict"], rows, declared, summary.get("deployment")),
+             *(f"  - {reason}" for reason in summary["reasons"]),
+             f"requirements: {counts}",
+             f"report: {out / 'report.html'} ({summary['seconds']:.0f} s)",
+             f"next: {program} results {out}    (the verdict, what was certified, each failure with its evidence)"]
+    if archive_name:
+        lines.append(f"      {program} verify {out.parent / archive_name}    (the archive against its SHA-256 manifest)")
+    return "\n".join(lines)
 
 
 def _child_env(request: CertifyRequest) -> dict:
+    from pulsar_conformance.fixtures.deploy import cleanup
+
     env = dict(os.environ)
     env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(request.out)
     env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = request.profile.name

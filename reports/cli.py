@@ -22,7 +22,7 @@ def register(commands) -> None:
                      "run a certification profile against a deployment and write a bundle "
                      "(exit 0 pass, 1 fail, 2 unknown, 64 bad input, 130 interrupted)")
     p.add_argument("--profile", required=True, metavar="P",
-                   help=f"one of: {', '.join(PROFILES)}")
+                   help=f"one of: {', '.join(PROFILES)}").completions = tuple(PROFILES)  # completion.py
     p.add_argument("--deployment", default=None, metavar="local|containers|FILE",
                    help="local (default: embedded JVM brokers, started and stopped by the run), containers, "
                         "or an external deployment YAML (docs/deployments.md)")

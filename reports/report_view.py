@@ -12,7 +12,7 @@ MODEL_WORDS = {"pass": "holds", "fail": "violated", "unknown": "undecided", "not
                "differs": "differs"}
 
 
-def arrange(rows: list[dict], declared=None) -> dict[str, list[dict]]:
+def arrange(rows: list[dict], declared=None) -> dict:
     """``certified``: the requirements the profile certifies (``declared``; catalog order), whatever
     their verdict, so one that got none is seen; ``checked``: others a check judged on the deployment;
     ``folded``: the rest (not run in this profile, or uncovered). Without ``declared`` (a summary
@@ -23,4 +23,51 @@ def arrange(rows: list[dict], declared=None) -> dict[str, list[dict]]:
     certified = [r for r in rows if r["id"] in wanted]
     checked = [r for r in rows if r["id"] not in wanted and r["verdict"] in ORDER]
     folded = [r for r in rows if r["id"] not in wanted and r["verdict"] not in ORDER]
-    return {"certified": certified, "checked": checked, "folded": folded}
+    return {"certified": certified, "checked": checked, "folded": folded, "scope": scope(rows, declared)}
+
+
+def scope(rows: list[dict], declared=None) -> dict:
+    """What a run certified out of what the catalog holds, for the verdict line and the banner (issue 51:
+    a smoke PASS certifies 8 of 58 requirements and said nowhere how many, beside a red "2 fail" that
+    were SHOULD deviations). ``certified``: requirements the profile certifies that passed on the
+    deployment; ``deviations``: SHOULD/MAY requirements that failed, which do not fail the run;
+    ``failed_must``: the MUST failures, which do; ``chips``: the verdict counts with a failed SHOULD or
+    MAY counted as a deviation, not a fail."""
+    rows = [r for r in rows if isinstance(r, dict) and "id" in r]
+    if declared is None:
+        declared = [r["id"] for r in rows if r["verdict"] in ORDER]
+    wanted = set(declared)
+    failed = [r for r in rows if r["verdict"] == "fail"]
+    chips: dict[str, int] = {}
+    for r in rows:
+        key = r["verdict"]
+        if key == "fail" and r.get("strength") != "MUST":
+            key = "deviation"
+        chips[key] = chips.get(key, 0) + 1
+    return {
+        "catalog": len(rows), "declared": len([r for r in rows if r["id"] in wanted]),
+        "certified": [r["id"] for r in rows if r["id"] in wanted and r["verdict"] == "pass"],
+        "deviations": [r["id"] for r in failed if r.get("strength") != "MUST"],
+        "failed_must": [r["id"] for r in failed if r.get("strength") == "MUST"],
+        # what the profile certifies that got neither a pass nor a failure (unknown, not applicable, none)
+        "unsettled": [f"{r['id']} ({r['verdict']})" for r in rows
+                      if r["id"] in wanted and r["verdict"] not in ("pass", "fail")],
+        "chips": chips,
+    }
+
+
+def scope_line(verdict: str, rows: list[dict], declared=None, deployment: str | None = None) -> str:
+    """The verdict line: ``PASS: 8 of the catalog's 58 requirements certified on the local deployment
+    (the profile certifies 10 there; 2 SHOULD/MAY deviations, not failures: PIP454-R11, TM-R04)``."""
+    sc = scope(rows, declared)
+    where = f" on the {deployment} deployment" if deployment else ""
+    parts = [f"the profile certifies {sc['declared']}{' there' if deployment else ''}"]
+    if sc["failed_must"]:
+        parts.append(f"{len(sc['failed_must'])} MUST failed: {', '.join(sc['failed_must'])}")
+    if sc["deviations"]:
+        parts.append(f"{len(sc['deviations'])} SHOULD/MAY deviation{'s' if len(sc['deviations']) != 1 else ''}, "
+                     f"not failures: {', '.join(sc['deviations'])}")
+    if sc["unsettled"]:
+        parts.append(f"{len(sc['unsettled'])} neither passed nor failed: {', '.join(sc['unsettled'])}")
+    return (f"{verdict.upper()}: {len(sc['certified'])} of the catalog's {sc['catalog']} requirements certified"
+            f"{where} ({'; '.join(parts)})")
