@@ -9,8 +9,13 @@ gate, in the exit code:
   absent) - a broken candidate must not pass the gate;
 - 0: otherwise; a requirement that changed in another way (fail -> pass, not run -> fail) is listed
   as changed;
-- 64: input that is not comparable: a path without a bundle, a summary.json with a missing or
-  mistyped field (named), bundles of different profiles.
+- 64: input that is not comparable: a path without a bundle, a bundle that does not match its SHA-256
+  manifest (changed after certify wrote it: a hand-edited summary.json must not pass a gate), a
+  summary.json with a missing or mistyped field (named), bundles of different profiles.
+
+Each bundle is checked against its manifest first, as ``results`` checks it (reports/results.load:
+folders, their summary.json, the .tar.gz archives, series folders through their runs); a bundle
+written before manifests is compared and said ``not verified``.
 """
 from __future__ import annotations
 
@@ -34,6 +39,9 @@ FIX_SUMMARY = "re-run certify for this bundle; a hand-edited or truncated summar
 class Bundle:
     path: Path
     summary: dict
+    # what its manifest said: "verified", "not verified: ..." (no manifest), None (not checked: a series'
+    # own runs, built in this process)
+    integrity: str | None = None
 
     @property
     def label(self) -> str:
@@ -103,11 +111,27 @@ def check_summary(summary: dict, where) -> None:
 _MISSING = object()
 
 
+def load_verified(path: str | Path) -> Bundle:
+    """The bundle at ``path`` (a folder, its summary.json or its .tar.gz) once its manifest checks: a bundle
+    changed after certify wrote it is refused (exit 64), as ``results`` refuses it; ``compare`` once read
+    a hand-edited summary.json without a look at the manifest."""
+    from .results import load as load_checked  # lazy: results imports this module
+
+    where = Path(path)
+    if not where.exists():
+        raise UsageError(f"{path}: no certification bundle here (no such file or folder)",
+                         "pass the directory certify wrote (its --out), its summary.json or its .tar.gz")
+    summary, integrity = load_checked(where)
+    if where.is_file() and where.name == "summary.json":
+        where = where.parent
+    return Bundle(where, summary, "verified" if integrity.ok else integrity.text())
+
+
 def load_all(paths) -> list[Bundle]:
-    """The bundles of ``compare``, baseline first: at least two, all of one profile."""
+    """The bundles of ``compare``, baseline first: at least two, each matching its manifest, all of one profile."""
     if len(paths) < 2:
         raise UsageError("compare needs at least two bundles", "pass the baseline bundle first, then the others")
-    bundles = [load(path) for path in paths]
+    bundles = [load_verified(path) for path in paths]
     profiles = [b.summary["profile"] for b in bundles]
     if len(set(profiles)) > 1:
         listed = ", ".join(f"[{i}] {p}" for i, p in enumerate(profiles))
@@ -143,7 +167,8 @@ def compare(bundles: list[Bundle]) -> dict:
     return {
         "bundles": [{"path": str(b.path), "label": b.label, "verdict": b.summary.get("verdict"),
                      "profile": b.summary.get("profile"), "versions": b.summary.get("versions"),
-                     "narrowed": b.summary.get("narrowed"), "interrupted": bool(b.summary.get("interrupted"))}
+                     "narrowed": b.summary.get("narrowed"), "interrupted": bool(b.summary.get("interrupted")),
+                     "integrity": b.integrity}
                     for b in bundles],
         "requirements": rows,
         "changed": [r["id"] for r in rows if r["changed"]],
@@ -167,7 +192,9 @@ def gate(doc: dict) -> int:
 
 
 def text(doc: dict) -> str:
-    lines = [f"[{i}] {b['label']}: {b['verdict']} ({b['profile']})" for i, b in enumerate(doc["bundles"])]
+    lines = [f"[{i}] {b['label']}: {b['verdict']} ({b['profile']})"
+             + (f"; {b['integrity'].upper()}" if b.get("integrity") and b["integrity"] != "verified" else "")
+             for i, b in enumerate(doc["bundles"])]
     width = max((len(r["id"]) for r in doc["requirements"]), default=10)
     lines.append("")
     lines.append(f"{'requirement':<{width}}  {'level':<6}  "

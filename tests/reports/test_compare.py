@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+from pulsar_conformance.reports.archive import MANIFEST
+
 from .conftest import CLI
 
 
@@ -121,6 +123,9 @@ def test_a_summary_with_a_missing_or_mistyped_field_names_it(tmp_path, damage, f
     summary = json.loads((bad / "summary.json").read_text())
     damage(summary)
     (bad / "summary.json").write_text(json.dumps(summary))
+    # a bundle from before manifests: its summary is read, and checked field by field (with its manifest
+    # the edit itself is refused: test_a_bundle_changed_after_certify_is_refused)
+    (bad / MANIFEST).unlink()
     rc, doc, stderr = _compare(good, bad)
     assert rc == 64 and field in doc["error"] and "summary.json" in doc["error"], (doc, stderr[-2000:])
     assert "re-run certify" in doc["fix"] and "Traceback" not in stderr
@@ -150,3 +155,39 @@ def test_html_where_no_page_can_be_written_is_refused_first(tmp_path):
         rc, doc, _ = _compare(old, new, html=html)
         assert rc == 64 and words in doc["error"] and doc["fix"], doc
     assert list(folder.iterdir()) == [] and not list(tmp_path.glob("**/*.tmp"))
+
+
+def test_a_bundle_changed_after_certify_is_refused(tmp_path):
+    """compare once read a hand-edited summary.json (a failing candidate edited to pass) without the look at
+    the manifest that results takes: the gate passed. Each bundle is verified first, folder and archive."""
+    old = _bundle(tmp_path / "old", {}, "4.0.1")
+    new = _bundle(tmp_path / "new", {"PIP188-R02": "fail"}, "4.2.4")
+    rc, doc, _ = _compare(old, new)
+    assert rc == 1 and doc["regressions"] == ["PIP188-R02"], doc
+    assert [b["integrity"] for b in doc["bundles"]] == ["verified", "verified"]
+    # the archive beside each folder is compared the same way
+    rc, doc, _ = _compare(tmp_path / "old.tar.gz", tmp_path / "new.tar.gz")
+    assert rc == 1 and doc["regressions"] == ["PIP188-R02"], doc
+    summary = json.loads((new / "summary.json").read_text())
+    for r in summary["requirements"]:
+        if r["verdict"] == "fail":
+            r["verdict"] = "pass"
+    summary["verdict"] = "pass"
+    (new / "summary.json").write_text(json.dumps(summary, indent=2))
+    rc, doc, stderr = _compare(old, new, html=tmp_path / "never.html")
+    assert rc == 64, (doc, stderr[-2000:])
+    assert "summary.json" in doc["error"] and MANIFEST in doc["error"] and "verify" in doc["fix"], doc
+    assert not (tmp_path / "never.html").exists()
+    rc, out, _ = _compare(old, new, json_mode=False)
+    assert rc == 64 and out == ""
+
+
+def test_a_bundle_without_a_manifest_is_compared_and_said_unverified(tmp_path):
+    old = _bundle(tmp_path / "old", {}, "4.0.1")
+    new = _bundle(tmp_path / "new", {}, "4.2.4")
+    (new / MANIFEST).unlink()
+    rc, doc, _ = _compare(old, new)
+    assert rc == 0 and doc["bundles"][0]["integrity"] == "verified"
+    assert doc["bundles"][1]["integrity"].startswith("not verified"), doc["bundles"][1]
+    rc, out, _ = _compare(old, new, json_mode=False)
+    assert "NOT VERIFIED" in out.splitlines()[1]
