@@ -135,6 +135,23 @@ def redact_shapes(text: str) -> str:
     return text
 
 
+def shaped_secrets(text: str) -> list[str]:
+    """The credentials ``redact_text`` recognises by their shape in ``text`` (a bearer's token, a JWT, a
+    ``--password=`` value, a URL's password), as values: found in one place of a document (a fault command's
+    ``Authorization: Bearer X``), they are masked wherever else they appear (the same X in another argument)."""
+    found = list(_JWT.findall(text)) if "eyJ" in text else []
+    found += [m.group(3) for m in _AUTH_SCHEME.finditer(text)]
+    found += [m.group(2) for m in _ASSIGNMENT.finditer(text) if _is_secret_name(m.group(1).lstrip("-"))]
+    for url in _URL.findall(text):
+        found += url_secrets(url)
+    return [s for s in found if len(s) >= MIN_SECRET_LENGTH and s != MASK]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a field, parameter or variable of this name holds a credential (``token``, ``client_secret``...)."""
+    return _is_secret_name(name)
+
+
 def _mask_assignment(match: re.Match) -> str:
     name, value = match.groups()
     if value.startswith(MASK) or not _is_secret_name(name.lstrip("-")):

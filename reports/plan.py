@@ -23,7 +23,7 @@ from itertools import permutations
 from pathlib import Path
 
 from pulsar_conformance import protocols  # protocols.PROTOCOLS read at call time (tests add one)
-from pulsar_conformance.errors import UsageError
+from pulsar_conformance.errors import EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit
 
 from .profiles import PROFILES, get_profile
@@ -34,7 +34,8 @@ LINK_ACTIONS = ("cut", "heal", "cut_one_way", "heal_one_way")
 def register(commands) -> None:
     p = commands.add("plan", _plan,
                      "what a certification of an external deployment can judge, per requirement, and what it "
-                     "will create and change, before anything runs (exit 0 printed, 64 bad input)")
+                     "will create and change, before anything runs (exit 0 every requirement can be judged, 2 some "
+                     "cannot: partly or not judged, as a certification would leave them unknown; 64 bad input)")
     p.add_argument("--deployment", required=True, metavar="FILE", help="the external deployment's YAML file")
     p.add_argument("--profile", required=True, metavar="P", help=f"one of: {', '.join(PROFILES)}")
     p.add_argument("--allow-irreversible", action="store_true",
@@ -75,10 +76,28 @@ def _plan(args) -> int:
         raise UsageError(f"deployment file {args.deployment} does not exist",
                          "pass the path of an external deployment YAML (docs/deployments.md)")
     deployment = load_external(path, check=False)
-    document = make_plan(deployment, profile, allow_irreversible=args.allow_irreversible,
-                         read_settings=not args.offline)
+    deployment.check_files()  # a certificate or key that cannot be used is refused before anything connects
+    document = masked(make_plan(deployment, profile, allow_irreversible=args.allow_irreversible,
+                                read_settings=not args.offline), deployment.runner.hide)
     emit(args, document, lambda: text(document))
-    return 0
+    return exit_code(document)
+
+
+def exit_code(plan: dict) -> int:
+    """0 when a certification can judge every requirement of the profile, 2 (unknown, as docs/certify.md's
+    table has it) when some requirement would be left unknown: partly or not judged, e.g. for a fault whose
+    command is missing or whose program cannot run here. The plan is printed either way."""
+    return EXIT_PASS if all(r["status"] == "judged" for r in plan["requirements"]) else EXIT_UNKNOWN
+
+
+def masked(node, hide):
+    """``node`` with every string passed through ``hide`` (the deployment's known secrets and every credential
+    shaped like one): a fault command's argv may carry an ``Authorization: Bearer ...`` header."""
+    if isinstance(node, dict):
+        return {k: masked(v, hide) for k, v in node.items()}
+    if isinstance(node, list):
+        return [masked(v, hide) for v in node]
+    return hide(node) if isinstance(node, str) else node
 
 
 def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_settings: bool = True) -> dict:
@@ -116,12 +135,19 @@ def _protocol(deployment, protocol, settings: dict, allow_irreversible: bool) ->
     missing = []
     for action in protocol.faults:
         lacking = lacking_fault(deployment, protocol.roles, action)
-        if lacking:
-            component, _, name = action.rpartition(".")
-            where = "link: <peer>: " if action in LINK_ACTIONS else f"{component or 'cluster'}: "
-            missing.append({"what": f"fault '{action}' has no command for {', '.join(lacking)}: the scenarios "
+        cannot = unrunnable_fault(deployment, protocol.roles, action)
+        absent = [x for x in lacking if x not in cannot]
+        component, _, name = action.rpartition(".")
+        where = "link: <peer>: " if action in LINK_ACTIONS else f"{component or 'cluster'}: "
+        if absent:
+            missing.append({"what": f"fault '{action}' has no command for {', '.join(absent)}: the scenarios "
                                     "that need it will be unknown",
                             "fix": f"add faults: <cluster>: {where}{name}: {{argv: [...]}} (docs/deployments.md)"})
+        for at, why in cannot.items():
+            missing.append({"what": f"fault '{action}' for {at} names a program that cannot run here ({why}): the "
+                                    "scenarios that need it will be unknown",
+                            "fix": "install the program, or give argv[0] as the absolute path of an executable file "
+                                   "(a script starting with #!), on the machine certify runs on"})
     for scoped in protocol.broker_settings:
         only, wanted = _scope(scoped)
         key, op, value = _condition(wanted)
@@ -163,22 +189,51 @@ def _gaps(judged: dict, rid: str, protocol) -> dict:
 
 def lacking_fault(deployment, roles, action: str) -> list[str]:
     """The clusters (or ``a -> b`` links) among ``roles`` whose file gives no command for ``action`` (a link action,
-    a cluster action, or ``component.action``); a restart is given by stop (or kill) and start."""
+    a cluster action, or ``component.action``) that can run here; a restart is given by stop (or kill) and start.
+    A command whose program does not exist, or cannot be executed, gives nothing: its fault cannot be injected
+    (``unrunnable_fault`` says why)."""
     book = deployment.faults
+
+    def runs(template) -> bool:
+        return template is not None and template.runnable()[0] is not None
+
     if action in LINK_ACTIONS:
         pairs = permutations([deployment.cluster_of(r) for r in roles], 2)
-        return [f"{a} -> {b}" for a, b in pairs if book.template(a, action, peer=b) is None]
+        return [f"{a} -> {b}" for a, b in pairs if not runs(book.template(a, action, peer=b))]
     lacking = []
     component, _, action = action.rpartition(".")  # "oxia.kill": the oxia component's kill
     for role in roles:
         cluster = deployment.cluster_of(role)
-        has = book.template(cluster, action, component=component or "cluster") is not None
+        has = runs(book.template(cluster, action, component=component or "cluster"))
         if action == "restart" and not has:  # stop (or kill) then start does it
-            has = book.template(cluster, "start") is not None and (
-                book.template(cluster, "stop") is not None or book.template(cluster, "kill") is not None)
+            has = runs(book.template(cluster, "start")) and (
+                runs(book.template(cluster, "stop")) or runs(book.template(cluster, "kill")))
         if not has:
             lacking.append(cluster)
     return lacking
+
+
+def unrunnable_fault(deployment, roles, action: str) -> dict[str, str]:
+    """The clusters (or links) among ``roles`` whose file gives a command for ``action`` whose program cannot run
+    here, each with why (fault_commands.Template.runnable)."""
+    book = deployment.faults
+    found: dict[str, str] = {}
+
+    def check(at: str, template) -> None:
+        if template is not None:
+            program, why = template.runnable()
+            if program is None:
+                found[at] = f"{template.argv[0]}: {why}"
+
+    if action in LINK_ACTIONS:
+        for a, b in permutations([deployment.cluster_of(r) for r in roles], 2):
+            check(f"{a} -> {b}", book.template(a, action, peer=b))
+        return found
+    component, _, name = action.rpartition(".")
+    for role in roles:
+        cluster = deployment.cluster_of(role)
+        check(cluster, book.template(cluster, name, component=component or "cluster"))
+    return found
 
 
 def _settings(deployment, profile, read: bool) -> dict:
@@ -200,7 +255,9 @@ def _settings(deployment, profile, read: bool) -> dict:
         except Exception as error:  # noqa: BLE001 - AdminError, or a cluster that cannot be reached
             status = getattr(error, "status", None)
             why = ("the runtime configuration needs a super-user role" if status in (401, 403)
-                   else f"HTTP {status}" if status else f"no answer ({type(error).__name__})")
+                   else f"HTTP {status}" if status else
+                   # an OAuth2 issuer that gave no token says what it answered (masked, oauth2.TokenRefused)
+                   error.problem if isinstance(error, UsageError) else f"no answer ({type(error).__name__})")
             found[cluster] = {"error": why}
             continue
         # only the allow-list survives: the answer holds every setting, secrets included
@@ -243,7 +300,9 @@ def text(plan: dict) -> str:
     for f in plan["faults"]:
         where = f"{f['cluster']} {f['component']}" + (f" -> {f['peer']}" if f["peer"] else "")
         command = "none" if f["command"] == "none" else " ".join(f["command"])
-        resolved = "" if f["command"] == "none" else f"  [{f['program'] or 'PROGRAM NOT FOUND'}]"
+        resolved = "" if f["command"] == "none" else (
+            f"  [{f['program']}]" if f.get("runnable", bool(f["program"])) else
+            f"  [CANNOT RUN: {f.get('why') or 'program not found'}]")
         lines.append(f"  {where} {f['action']}: {command}{resolved}")
     if plan["settings"]:
         lines.append("broker settings read (allow-listed keys only):")

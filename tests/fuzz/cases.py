@@ -211,7 +211,8 @@ SCALE = float(os.environ.get("PULSAR_CONFORMANCE_FUZZ_SCALE", "1"))  # e.g. 10 f
 RANDOM = os.environ.get("PULSAR_CONFORMANCE_FUZZ_RANDOM") == "1"  # a new sample each run, not CI's fixed one
 
 
-def fuzz(strategy, surface: str, examples: int, explicit: list | tuple = ()) -> None:
+def fuzz(strategy, surface: str, examples: int, explicit: list | tuple = (),
+         canaries: tuple[str, ...] = CANARIES) -> None:
     """Run ``examples`` cases drawn from ``strategy`` (a strategy of Case), after the ``explicit``
     ones (the issue's own examples). Derandomized: CI runs the same cases every time, and a
     failure names its Case. No shrinking: a failing case is reported as found (the Case is small)."""
@@ -219,7 +220,7 @@ def fuzz(strategy, surface: str, examples: int, explicit: list | tuple = ()) -> 
               phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck), print_blob=False)
     @given(strategy)
     def one(case: Case) -> None:
-        run_case(case, surface)
+        run_case(case, surface, canaries)
 
     for case in reversed(explicit):
         one = example(case)(one)

@@ -15,6 +15,9 @@ PRELOAD = (
     "pulsar_conformance.spark_checks.check", "pulsar_conformance.spark_checks.capture_input",
     "pulsar_conformance.spark_checks.engine_python", "pulsar_conformance.spark_checks.synth",
     "pulsar_conformance.conformance.protocols.cluster_migration.tls_modes", "_pytest.mark.expression",
+    "pulsar_conformance.reports.plan", "pulsar_conformance.reports.results", "pulsar_conformance.reports.archive",
+    "pulsar_conformance.fixtures.deploy.tls", "pulsar_conformance.fixtures.deploy.oauth2",
+    "pulsar_conformance.spec.core.itf", "requests",
 )
 
 
@@ -31,6 +34,9 @@ def _fuzz_session():
             importlib.import_module(name)
         except ImportError:  # an area whose extra is not installed: its cases say so themselves
             pass
+    from pulsar_conformance.reports.verdicts import load_requirements
+
+    load_requirements()  # the catalog, read once (cached): plan's cases would each read it again
     yield
     cases.cleanup_root()
 
