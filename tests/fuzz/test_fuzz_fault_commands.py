@@ -33,6 +33,7 @@ from .cases import (
     _make_writable,
     session_root,
 )
+from .test_fuzz_certificates import key_lines, material
 
 SETSID = shutil.which("setsid")
 SH = "/bin/sh"
@@ -40,7 +41,7 @@ DEADLINE = 0.5  # timeout_s of every command here: short, so the run stays short
 GRACE = 0.5  # fault_commands.KILL_GRACE_S in the child (5 s in a run): SIGKILL follows SIGTERM all the same
 SLACK = 3.0  # start-up, the /proc scans, a loaded machine
 UNKNOWN_BEARER = "FuzzBearerNobodyGave-5c1d2e9"  # a credential the deployment never named: masked by its shape
-CANARIES = (JWT_SIGNATURE, CLIENT_SECRET, URL_PASSWORD, UNKNOWN_BEARER)
+CANARIES = (JWT_SIGNATURE, CLIENT_SECRET, URL_PASSWORD, UNKNOWN_BEARER, *key_lines())
 _SEQ = count(1)
 
 
@@ -98,7 +99,8 @@ PROGRAM_CASES = [
     FaultCase("missing", ["{dir}/no-such-tool"], said=("not found",)),
 ]
 
-_LEAKS = [f"token {JWT}", f"secret {CLIENT_SECRET}", f"http://admin:{URL_PASSWORD}@127.0.0.1:1/x",
+KEY_LINE = key_lines()[1]  # a line of the mutual-TLS cluster's private key (issue 48: key material)
+_LEAKS = [f"token {JWT}", f"secret {CLIENT_SECRET}", f"key {KEY_LINE}", f"http://admin:{URL_PASSWORD}@127.0.0.1:1/x",
           f"Authorization: Bearer {UNKNOWN_BEARER}", f"curl: (22) 401 for --token={UNKNOWN_BEARER}"]
 SECRET_CASES = [
     FaultCase(f"prints-{i}", ["{dir}/leak.sh"], {"leak.sh": _script(f"echo '{line}' >&2\necho '{line}'\nexit 3")},
@@ -108,8 +110,8 @@ SECRET_CASES = [
 
 
 def _document(case: FaultCase, workdir: Path, marker_value: str, sleep: str) -> Path:
-    """The deployment file: blue and green with every kind of credential the runner must mask (a token, an
-    OAuth2 client secret on green... one kind per cluster), and blue's kill the case's command."""
+    """The deployment file: a cluster per kind of credential the runner must mask (a URL password on blue, a
+    token on green, an OAuth2 client secret on red, a client key on purple), and blue's kill the case's command."""
     fill = lambda text: text.replace("{dir}", str(workdir)).replace("{sleep}", sleep)  # noqa: E731
     for rel, (content, mode) in case.files.items():
         path = workdir / rel
@@ -121,12 +123,16 @@ def _document(case: FaultCase, workdir: Path, marker_value: str, sleep: str) -> 
     creds = workdir / "creds"
     creds.mkdir(exist_ok=True)
     (creds / "oauth2.json").write_text(json.dumps({"client_id": "fuzz", "client_secret": CLIENT_SECRET}))
+    for name in ("client.pem", "client.key"):
+        (creds / name).write_bytes(material()[name])
     doc = {
         "clusters": {
             "blue": {"service_url": "pulsar://127.0.0.1:1", "admin_url": f"http://admin:{URL_PASSWORD}@127.0.0.1:1"},
             "green": {"service_url": "pulsar://127.0.0.1:1", "admin_url": "http://127.0.0.1:1", "token": JWT},
             "red": {"service_url": "pulsar://127.0.0.1:1", "admin_url": "http://127.0.0.1:1",
                     "oauth2": {"issuer_url": "http://127.0.0.1:1", "credentials_file": str(creds / "oauth2.json")}},
+            "purple": {"service_url": "pulsar+ssl://127.0.0.1:1", "admin_url": "https://127.0.0.1:1",
+                       "tls_cert_file": str(creds / "client.pem"), "tls_key_file": str(creds / "client.key")},
         },
         "faults": {"blue": {"env": {sandbox.MARKER_ENV: marker_value},
                             "cluster": {"kill": {"argv": [fill(a) for a in case.argv], "timeout_s": DEADLINE}}}},
