@@ -17,9 +17,7 @@ heading says where it holds, and a finding is linked to a cell only when the cel
 
 - ``releases``: ``any``, or a comma-separated list of releases (``4.2.4``), inclusive ranges (``3.0.0-4.0.0``,
   ``3.0.11-3.0.x`` for a line's later releases) and open ranges (``4.0.4+``: that release and every later one).
-  They are the releases of what the finding is about: the broker (Pulsar) with ``client any``, the Java client
-  (pulsar-client-original, numbered as Pulsar; the run's own release unless it recorded another) with
-  ``client java``, pulsar-client (Python) with ``client python``;
+  They are Pulsar's (the brokers the cell ran);
 - ``fixed in``: ``none`` or the releases that first carry the fix, one per release line (``3.3.4, 4.0.2``), each
   optionally followed by a parenthesis (the PR); a release at or after the fix on its line, or on a line after
   every fixed line, is out of scope;
@@ -27,7 +25,8 @@ heading says where it holds, and a finding is linked to a cell only when the cel
 - ``store``: ``any``, ``zookeeper`` or ``rocksdb``: the configuration store the run's clusters kept
   (reports/verdicts.run_context says how a run's is known);
 - ``client``: ``any``, ``python`` (the C++ client under pulsar-client) or ``java``: the client whose checks gave the
-  cell its verdict.
+  cell its verdict, optionally followed by that client's releases in the same form (``client python 3.4.0-3.4.x``;
+  the Java client, pulsar-client-original, is the run's Pulsar release unless the run recorded another).
 
 The line is parsed strictly: a finding without one, a malformed one, or one that is not right under a finding's
 heading is a ``FindingsError`` naming the line and the fix (tests/harness/test_findings.py reads the project's
@@ -65,7 +64,7 @@ STORES = ("zookeeper", "rocksdb")
 CLIENTS = ("python", "java")
 FIELDS = ("releases", "fixed in", "topology", "store", "client")
 FORMAT = ("*Scope:* releases any|R|A-B|A+[, ...]; fixed in none|R[, R...] [(PR)]; topology any|standalone|cluster; "
-          "store any|zookeeper|rocksdb; client any|python|java")
+          "store any|zookeeper|rocksdb; client any|python [RELEASES]|java [RELEASES]")
 FIX = f"write the line right under the finding's heading as docs/findings.md's head says: {FORMAT}"
 
 
@@ -121,25 +120,31 @@ class Scope:
     """Where a finding holds (the module's head says the line's form); ``None`` fields are ``any``."""
 
     line: str
-    releases: tuple[tuple[tuple, tuple], ...] | None = None  # inclusive (low, high) keys
+    releases: tuple[tuple[tuple, tuple], ...] | None = None  # Pulsar's, inclusive (low, high) keys
     fixed: tuple[str, ...] = ()
     fixed_note: str | None = None
     topology: str | None = None
     store: str | None = None
     client: str | None = None
+    client_releases: tuple[tuple[tuple, tuple], ...] | None = None  # the client's own, as ``releases``
 
     def outside(self, ctx: Context) -> str | None:
         """Why ``ctx`` is outside this scope, or None when it is inside."""
         if self.client is not None and (ctx.clients is None or self.client not in ctx.clients):
             return f"only the {self.client} client"
-        release = ctx.release_for(self.client)
-        what = {"java": "Java client ", "python": "pulsar-client "}.get(self.client or "", "")
-        if self.releases is not None or self.fixed:
+        if self.client_releases is not None:
+            release = ctx.release_for(self.client)
+            what = {"java": "Java client", "python": "pulsar-client"}[self.client]
             if release is None:
-                return f"the {what or 'Pulsar '}release was not recorded"
-            key = release_key(release)
-            if self.releases is not None and not any(low <= key <= high for low, high in self.releases):
-                return f"not seen on {what}{release}"
+                return f"the {what} release was not recorded"
+            if not _within(release_key(release), self.client_releases):
+                return f"not seen with {what} {release}"
+        if self.releases is not None or self.fixed:
+            if ctx.pulsar is None:
+                return "the Pulsar release was not recorded"
+            key = release_key(ctx.pulsar)
+            if self.releases is not None and not _within(key, self.releases):
+                return f"not seen on Pulsar {ctx.pulsar}"
             if self._fixed(key):
                 return f"fixed in {', '.join(self.fixed)}"
         if self.topology is not None and ctx.topology != self.topology:
@@ -160,6 +165,26 @@ class Scope:
         return _line(key) > max(_line(f) for f in fixes)
 
 
+def _within(key: tuple, ranges) -> bool:
+    return any(low <= key <= high for low, high in ranges)
+
+
+def _releases(text: str, where: str) -> tuple[tuple[tuple, tuple], ...]:
+    items = []
+    for item in (i.strip() for i in text.split(",")):
+        match = _RELEASE_ITEM.match(item)
+        if not match:
+            raise FindingsError(f"{where}: release {item!r}, expected a release (4.2.4), a range (3.0.0-4.0.0, "
+                                "3.0.11-3.0.x), an open range (4.0.4+) or 'any'")
+        low = release_key(match["low"])
+        high = (release_key("9999.9999.x") if match["plus"] else
+                release_key(match["high"]) if match["high"] else low)
+        if high < low:
+            raise FindingsError(f"{where}: range {item!r} ends before it starts")
+        items.append((low, high))
+    return tuple(items)
+
+
 def parse_scope(text: str, where: str = "scope") -> Scope:
     """A scope line's text (after ``*Scope:*``), strictly: five fields in FIELDS' order."""
     parts = [p.strip() for p in text.split(";")]
@@ -171,21 +196,9 @@ def parse_scope(text: str, where: str = "scope") -> Scope:
             raise FindingsError(f"{where}: field {part!r}, expected '{name} ...' (fields in this order: "
                                 f"{', '.join(FIELDS)})")
         values[name] = part[len(name):].strip()
-    releases = None
-    if values["releases"] != "any":
-        items = []
-        for item in (i.strip() for i in values["releases"].split(",")):
-            match = _RELEASE_ITEM.match(item)
-            if not match:
-                raise FindingsError(f"{where}: release {item!r}, expected a release (4.2.4), a range (3.0.0-4.0.0, "
-                                    "3.0.11-3.0.x), an open range (4.0.4+) or 'any'")
-            low = release_key(match["low"])
-            high = (release_key("9999.9999.x") if match["plus"] else
-                    release_key(match["high"]) if match["high"] else low)
-            if high < low:
-                raise FindingsError(f"{where}: range {item!r} ends before it starts")
-            items.append((low, high))
-        releases = tuple(items)
+    releases = None if values["releases"] == "any" else _releases(values["releases"], where)
+    client, _, client_releases = values["client"].partition(" ")
+    values["client"] = client
     fixed = _FIXED.match(values["fixed in"])
     if not fixed:
         raise FindingsError(f"{where}: 'fixed in {values['fixed in']}', expected 'fixed in none' or the releases that "
@@ -200,7 +213,16 @@ def parse_scope(text: str, where: str = "scope") -> Scope:
     return Scope(line=text.strip(), releases=releases, fixed=fixes, fixed_note=fixed["note"],
                  topology=None if values["topology"] == "any" else values["topology"],
                  store=None if values["store"] == "any" else values["store"],
-                 client=None if values["client"] == "any" else values["client"])
+                 client=None if client == "any" else client,
+                 client_releases=_client_releases(client, client_releases.strip(), where))
+
+
+def _client_releases(client: str, text: str, where: str):
+    if not text:
+        return None
+    if client == "any":
+        raise FindingsError(f"{where}: 'client any {text}', expected releases only after python or java")
+    return _releases(text, where)
 
 
 # --- the findings ----------------------------------------------------------------------------------------------

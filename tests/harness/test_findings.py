@@ -79,9 +79,12 @@ def test_every_finding_of_the_project_has_a_scope_that_parses():
     ("F-188-16", Context(pulsar="3.0.0", topology="standalone", store="rocksdb", clients=frozenset({"python"})), False),
     # a client's finding holds for that client's checks and its release
     ("F-121-1", Context(pulsar="4.2.4", java=None, clients=frozenset({"java"})), True),
+    ("F-121-1", Context(pulsar="5.0.0-M1", java="4.2.4", clients=frozenset({"java"})), True),  # the client's release
+    ("F-121-1", Context(pulsar="5.0.0-M1", clients=frozenset({"java"})), False),
     ("F-121-1", Context(pulsar="4.2.4", clients=frozenset({"python"})), False),
     ("F-188-7", Context(pulsar="4.2.4", python="3.4.0", clients=frozenset({"python"})), True),
     ("F-188-7", Context(pulsar="4.2.4", python="3.13.0", clients=frozenset({"python"})), False),
+    ("F-188-12", Context(pulsar="3.0.0", python="3.13.0", clients=frozenset({"python"})), False),  # F-188-13's there
     # a backported fix: before it on its line, after it, a line without the fix, a later line
     ("F-188-14", Context(pulsar="3.3.2"), True),
     ("F-188-14", Context(pulsar="4.0.1"), True),
@@ -121,6 +124,8 @@ def test_scopes_read_ranges_fixes_and_unknowns():
     ("releases any; fixed in none; topology k8s; store any; client any", "'topology k8s'"),
     ("releases any; fixed in none; topology any; store etcd; client any", "'store etcd'"),
     ("releases any; fixed in none; topology any; store any; client go", "'client go'"),
+    ("releases any; fixed in none; topology any; store any; client any 3.13.0", "releases only after python or java"),
+    ("releases any; fixed in none; topology any; store any; client java 4.2", "release '4.2'"),
 ])
 def test_a_malformed_scope_is_an_error_naming_it_and_the_fix(line, says):
     with pytest.raises(FindingsError, match="fix: write the line") as error:
