@@ -23,6 +23,7 @@ from packaging.utils import canonicalize_name
 from .errors import UsageError
 
 DISTRIBUTION = "pulsar-conformance"
+SHOWN = 6  # missing packages named in the error; the pip command installs them all
 
 # The extras each command runs on; a command not named here runs on the core. Keyed by the command
 # as typed ("bench spark"); a group's entry covers its subcommands without one of their own.
@@ -112,10 +113,11 @@ def check(command: str) -> None:
             continue
         why = _installed(req)
         if why:
-            missing.append(f"{req} ({why})")
+            missing.append(req.name if why == "not installed" else f"{req.name}{req.specifier} ({why})")
     if missing:
+        shown = ", ".join(missing[:SHOWN]) + (f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else "")
         raise UsageError(f"'{command}' needs the extra{'s' if len(wanted) > 1 else ''} {', '.join(wanted)} of "
-                         f"{DISTRIBUTION}, and this environment lacks {', '.join(missing)}", install_fix(wanted))
+                         f"{DISTRIBUTION}, and this environment lacks {shown}", install_fix(wanted))
 
 
 def _applies(req: Requirement, extras: tuple[str, ...]) -> bool:

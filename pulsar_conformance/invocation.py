@@ -32,6 +32,8 @@ def me(argv0: str | None = None, *, cwd: Path | None = None, path: str | None = 
     if on_path and _same(Path(on_path), program):
         return PROGRAM
     here = (cwd or Path.cwd()).absolute()
+    if here == Path(here.anchor):
+        return shlex.quote(str(program))
     try:
         relative = str(program.relative_to(here))
         return shlex.quote(relative if "/" in relative else f"./{relative}")
