@@ -6,12 +6,22 @@ ends with ``seal(out)``: ``bundle-manifest.json`` lists every other file with it
 and ``<out>.tar.gz`` beside the folder holds it, manifest first. ``verify`` checks a folder or an archive against its manifest
 without unpacking anything: a changed, missing or added file, a link, or a path leaving the
 bundle is a problem it names.
+
+A bundle is untrusted input (a download, a CI artifact): the folder and the archive are checked by one rule.
+Every entry that is not a regular file listed in the manifest is a difference, links and special files
+included, in a folder as in an archive (a symlink added into a bundle folder used to "verify": links were
+skipped there and refused in archives), and no link is followed. The manifest is read bounded (its size,
+and its nesting: JSON 100,000 levels deep used to escape as a RecursionError, exit 70); a manifest that is
+there but cannot be read as one is a difference too (exit 1: it is not the manifest certify wrote), where
+no manifest at all is "not verified" (exit 2).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
+import stat
 import tarfile
 import zlib
 from dataclasses import dataclass, field
@@ -146,7 +156,52 @@ def verify(path: str | Path) -> Integrity:
                      "pass the folder certify wrote (its --out) or the .tar.gz beside it")
 
 
+def _parse_manifest(data: bytes | None, integrity: Integrity, why: str = ""):
+    """The manifest's JSON, or None with the problem recorded (``manifest`` is set: a manifest is there, and
+    what it is not is a difference). Bounded: at most MAX_MEMBER_READ bytes, and JSON nested deeper than a
+    manifest ever is (two levels: an object, its list of objects) is refused before Python's parser recurses
+    into it."""
+    integrity.manifest = True
+    if data is None:
+        integrity.problems.append(f"{MANIFEST} cannot be read ({why})")
+        return None
+    if len(data) > MAX_MEMBER_READ:
+        integrity.problems.append(f"{MANIFEST} is larger than {MAX_MEMBER_READ >> 20} MiB: not the manifest certify wrote")
+        return None
+    if _nesting(data) > MAX_MANIFEST_DEPTH:
+        integrity.problems.append(f"{MANIFEST} nests deeper than {MAX_MANIFEST_DEPTH} levels: not the manifest "
+                                  "certify wrote")
+        return None
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        integrity.problems.append(f"{MANIFEST} is not JSON ({type(error).__name__}): not the manifest certify wrote")
+        return None
+
+
+MAX_MANIFEST_DEPTH = 8
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def _nesting(data: bytes) -> int:
+    """How deep ``data``'s brackets nest, counted outside JSON strings (a path may hold a bracket)."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub(b'""', data)):
+        depth += 1 if match.group(0) in b"[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_MANIFEST_DEPTH:
+                break
+    return deepest
+
+
 def _manifest_entries(doc, integrity: Integrity) -> dict[str, dict] | None:
+    """The manifest's entries by path; None with the problem recorded when ``doc`` is not a manifest (which,
+    present in the bundle, is a difference: ``integrity.manifest`` stays set)."""
+    integrity.manifest = True
+    if doc is None:
+        return None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("files"), list):
         integrity.problems.append(f"{MANIFEST} is not a {FORMAT} manifest")
         return None
@@ -157,7 +212,6 @@ def _manifest_entries(doc, integrity: Integrity) -> dict[str, dict] | None:
             integrity.problems.append(f"{MANIFEST} has a malformed entry")
             return None
         entries[entry["path"]] = entry
-    integrity.manifest = True
     return entries
 
 
@@ -172,25 +226,52 @@ def _compare(entries: dict[str, dict], rel: str, digest: str, size: int, integri
     integrity.bytes += size
 
 
+def _entries(out: Path) -> tuple[list[str], list[str]]:
+    """(the regular files, every other entry: links to files or folders, pipes, sockets, devices) of the folder
+    ``out``, as sorted POSIX paths; nothing is followed or opened."""
+    files, others = [], []
+    for root, dirs, names in os.walk(out):  # os.walk lists a link to a folder among dirs and does not enter it
+        dirs.sort()
+        for name in [*dirs, *names]:
+            path = Path(root) / name
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue
+            rel = path.relative_to(out).as_posix()
+            if stat.S_ISREG(mode):
+                files.append(rel)
+            elif not stat.S_ISDIR(mode):
+                others.append(rel)
+    return sorted(files), sorted(others)
+
+
 def _verify_dir(out: Path) -> Integrity:
     integrity = Integrity(str(out), "directory")
     manifest = out / MANIFEST
-    if not manifest.is_file():
+    if not manifest.exists() and not manifest.is_symlink():
         integrity.problems.append(f"no {MANIFEST} (a bundle written before manifests, or not by certify)")
         return integrity
-    try:
-        doc = json.loads(manifest.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        integrity.problems.append(f"{MANIFEST} cannot be read ({type(error).__name__})")
-        return integrity
-    entries = _manifest_entries(doc, integrity)
+    files, others = _entries(out)
+    if manifest.is_symlink() or not manifest.is_file():
+        integrity.manifest = True
+        integrity.problems.append(f"{MANIFEST}: a link or special file, not the manifest certify wrote")
+        entries = None
+    else:
+        try:
+            with manifest.open("rb") as stream:
+                data, why = stream.read(MAX_MEMBER_READ + 1), ""
+        except OSError as error:
+            data, why = None, error.strerror or type(error).__name__
+        entries = _manifest_entries(_parse_manifest(data, integrity, why), integrity)
+    integrity.problems += [f"{rel}: a link or special file, not a bundle file" for rel in others if rel != MANIFEST]
     if entries is None:
         return integrity
-    present = bundle_files(out)
+    present = [rel for rel in files if rel != MANIFEST]
     for rel in present:
         with (out / rel).open("rb") as stream:
             _compare(entries, rel, *_digest(stream), integrity)
-    integrity.problems += [f"{rel}: missing" for rel in sorted(set(entries) - set(present))]
+    integrity.problems += [f"{rel}: missing" for rel in sorted(set(entries) - set(present) - set(others))]
     return integrity
 
 
@@ -231,26 +312,22 @@ def _members(path: Path, tar: tarfile.TarFile, integrity: Integrity):
 def _verify_tar(path: Path, tar: tarfile.TarFile) -> Integrity:
     integrity = Integrity(str(path), "archive")
     digests: dict[str, tuple[str, int]] = {}
-    manifest_doc = None
+    manifest_data = None
     for member, rel in _members(path, tar, integrity):
         stream = tar.extractfile(member)
         try:
             if rel == MANIFEST:
-                data = stream.read(MAX_MEMBER_READ)
-                try:
-                    manifest_doc = json.loads(data)
-                except (UnicodeDecodeError, json.JSONDecodeError):
-                    manifest_doc = "unreadable"
+                manifest_data = stream.read(MAX_MEMBER_READ + 1)
                 continue
             if rel in digests:
                 integrity.problems.append(f"{rel}: twice in the archive")
             digests[rel] = _digest(stream)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
             integrity.problems.append(f"{rel}: cannot be read ({type(error).__name__})")
-    if manifest_doc is None:
+    if manifest_data is None:
         integrity.problems.insert(0, f"no {MANIFEST} in the archive")
         return integrity
-    entries = _manifest_entries(manifest_doc, integrity)
+    entries = _manifest_entries(_parse_manifest(manifest_data, integrity), integrity)
     if entries is None:
         return integrity
     for rel, (digest, size) in sorted(digests.items()):
