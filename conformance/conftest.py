@@ -22,6 +22,7 @@ from pulsar_conformance.fixtures.pytest_plugin import pytest_configure as _plugi
 from pulsar_conformance.protocols import markers, smoke_scenario
 from pulsar_conformance.spark_checks.session import stop_shared
 
+from .explore.settings import ENV as EXPLORE_ENV
 from .harness.deadline import ABANDONED
 from .run import ENV_OUT, CertifyRun, VerdictUnknown
 
@@ -33,6 +34,7 @@ AREA_MARKERS = markers()
 def pytest_configure(config) -> None:
     for name, doc in AREA_MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {doc}")
+    config.addinivalue_line("markers", "explore: a live exploration (explore --live), never part of a certification")
     _plugin_configure(config)
     pytest_plugin.ON_START.append(_record_identity)
 
@@ -60,7 +62,18 @@ def _record_identity(deployment) -> None:
 @pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection reads the markers
 def pytest_collection_modifyitems(session, config, items) -> None:
     _mark_smoke_scenarios(items)
+    _explore_or_certify(config, items)
     _order_by_deployment(items)
+
+
+def _explore_or_certify(config, items) -> None:
+    """An explore run (``explore --live``: its request file named in the environment) runs the explore
+    tests alone; a certification never runs them (deselected, not skipped: no skip stands in a report)."""
+    exploring = bool(os.environ.get(EXPLORE_ENV))
+    keep = [item for item in items if (item.get_closest_marker("explore") is not None) == exploring]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
 
 
 def _mark_smoke_scenarios(items) -> None:

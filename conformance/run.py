@@ -62,7 +62,7 @@ def verdict_of(ok: bool | None) -> str:
 
 
 def record(run: CertifyRun, *, check: str, kind: str, requirements: list[str], verdict: str,
-           evidence: str, test: str, details: dict | None = None) -> dict:
+           evidence: str, test: str, details: dict | None = None, write: bool = True) -> dict:
     """Append one verdict to ``checks.jsonl``: the report's only source of requirement verdicts.
 
     ``kind`` is ``deployment`` (observed on the clusters under test) or ``model`` (a spec
@@ -82,6 +82,8 @@ def record(run: CertifyRun, *, check: str, kind: str, requirements: list[str], v
                          "(`pulsar-conformance spec catalog` lists them)")
     row = {"check": check, "kind": kind, "requirements": sorted(requirements), "verdict": verdict,
            "evidence": evidence, "test": test, "details": details or {}}
+    if not write:  # the row as it would be recorded (a live search deciding its next step)
+        return row
     with _lock, open(run.out / "checks.jsonl", "a") as handle:
         handle.write(json.dumps(row, default=str) + "\n")
     return row

@@ -25,6 +25,7 @@ AREA_CLIS = (
     "pulsar_conformance.reports.cli",
     "pulsar_conformance.reports.plan",
     "pulsar_conformance.reports.rejudge_cli",
+    "pulsar_conformance.reports.explore_cli",
     "pulsar_conformance.conformance.protocols.metadata_migration.bench",
     "pulsar_conformance.scaffold.cli",
     "pulsar_conformance.setup_cli",

@@ -33,10 +33,12 @@ def rows(columns: dict[str, list], **where) -> list[dict]:
     return out
 
 
-def spark_verdict(run_dir: Path, columns: dict) -> dict:
+def spark_verdict(run_dir: Path, columns: dict, engine: str = "spark") -> dict:
     """Spark's verdict on the capture; with no event at all nothing can be judged (unknown),
-    which Spark would refuse as a capture that recorded nothing."""
+    which Spark would refuse as a capture that recorded nothing. ``engine="duckdb"``: the same checks
+    in-process, for a decision that cannot wait for a Spark job (a live search's next step), never
+    for a recorded verdict."""
     if not columns["kind"]:
         return build_verdict(manifest=read_manifest(run_dir), events=0, sends=0, counts=dict.fromkeys(CLASSES, 0),
                              examples={}, engine="none")
-    return check_capture(run_dir, engine="spark")
+    return check_capture(run_dir, engine=engine)

@@ -33,8 +33,12 @@ from .rows import NOT_APPLICABLE, Row
 
 
 class Recorder:
-    def __init__(self, certify_run, request, outcome, checks: Checks, *, client: str | None = None):
+    def __init__(self, certify_run, request, outcome, checks: Checks, *, client: str | None = None,
+                 dry: bool = False):
+        """``dry``: every rule applied, nothing written (the rows a live search decides its next step on;
+        what it records comes later, from a recorder that writes)."""
         self.run, self.test, self.outcome, self.checks = certify_run, request.node.nodeid, outcome, checks
+        self.dry = dry
         self.node = request.node
         self.client = client  # the client the scenario's checks judge (sources.CLIENTS), None: not said
         self.hazards = checks.current_hazards()
@@ -93,9 +97,10 @@ class Recorder:
         if self.client is not None:
             details["client"] = self.client
         row = record(self.run, check=check, kind="deployment", requirements=judged, verdict=verdict,
-                     evidence=evidence, test=self.test, details=details)
+                     evidence=evidence, test=self.test, details=details, write=not self.dry)
         self.rows.append(row)
-        self._junit_properties(row)
+        if not self.dry:
+            self._junit_properties(row)
 
     def _junit_properties(self, row: dict) -> None:
         """One junit property per requirement: verdict, source and (failing) the findings."""

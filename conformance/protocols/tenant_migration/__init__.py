@@ -17,6 +17,8 @@ steps 2 (replication switched on over existing data), 4 (the unloads at the swit
 - ``trace``: the run replayed through the spec's markdelete-only variant;
 - ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
   of each outcome type, as the live scenarios record them;
+- ``explore``: the adapter of ``explore --live tenant-migration``: the spec's tester actions and the faults
+  (a cut A -> B, unloads) performed on A and B, each schedule judged by ``judge.judge`` (conformance/explore/);
 - ``test_tenant_migration``: the live scenarios.
 
 Roles and names: blue (A) and green (B) are the suite's roles (``deployment.clusters[role]``, the

@@ -1,0 +1,99 @@
+"""The live test an explore request runs in certify's child (``explore --live PROFILE``): one per
+protocol with an adapter, on the deployment its certification uses, shared by every schedule.
+
+Run, then judge: while searching, each schedule's rows come from the protocol's judge with the capture
+checked in-process (the search needs its answer before the next schedule), through the recorder's rules
+with nothing written; once the search is over, Spark checks every schedule's capture in the run's one
+Spark session, each saved outcome is judged again with Spark's verdict, and those rows are the ones
+recorded (checks.jsonl). A schedule the two engines judge differently is said in explore.json (a defect
+of one engine: the suite's, never Pulsar's)."""
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import pytest
+
+from pulsar_conformance.output import progress
+from pulsar_conformance.spark_checks.session import shared_session
+
+from ..harness import evidence, sources
+from ..harness import outcome as saved
+from ..harness.recorder import Recorder
+from ..run import VerdictUnknown, catalog_requirements
+from . import results, settings
+from .machine import Explorer
+from .schedule import Step
+
+pytestmark = [pytest.mark.explore, pytest.mark.pulsar, pytest.mark.spark]
+
+
+def failing(recorded: list[dict]) -> list[str]:
+    """Each recorded row that fails a requirement, by the recorder's rules (``sources.verdict_for``: an
+    observation's failure is ``differs``, never a failure)."""
+    by_id = {req.id: req for req in catalog_requirements()}
+    return [f"{r['check']} ({q}): {r['evidence'][:160]}" for r in recorded for q in r["requirements"]
+            if sources.verdict_for(by_id[q], r)[0] == "fail"]
+
+
+def explore(adapter_module, deployment, certify_run, request) -> None:
+    asked = settings.read()
+    checks = adapter_module.CHECKS
+    # the run's one Spark session, warmed while the first schedules run (its start takes most of a minute)
+    threading.Thread(target=shared_session, name="spark-warm-up", daemon=True).start()
+
+    def provisional(outcome, rows) -> list[str]:
+        return failing(Recorder(certify_run, request, outcome, checks, dry=True).record(rows))
+
+    capabilities = deployment.capabilities()
+    adapter = adapter_module.Adapter(deployment, certify_run.directory("captures"), capabilities)
+    missing = adapter_module.VOCABULARY.missing(capabilities)
+    if missing:
+        progress(f"explore: the deployment cannot perform {', '.join(missing)}: those faults are not generated")
+    explorer = Explorer(adapter, asked.settings, provisional, say=lambda text: progress(f"explore: {text}"))
+    try:
+        if asked.replay is not None:
+            explorer.replay([Step.from_json(s) for s in asked.replay["steps"]], asked.repeat)
+            found = []
+        else:
+            found = explorer.explore()
+            for smallest in found:
+                smallest.replays = explorer.replay(smallest.schedule.steps, asked.settings.replays)
+    finally:
+        adapter.close()
+    disagree = judge_with_spark(explorer, adapter_module, certify_run, request)
+    results.write(certify_run.out, explorer, found, missing, asked, disagree)
+    failed = [r for r in explorer.runs if r.recorded_failures]
+    if failed:
+        raise AssertionError("product defect candidate(s): " + "; ".join(
+            f"{r.schedule.name}: {r.recorded_failures[0]}" for r in failed)[:2000])
+    if not any(r.verdict == "pass" for r in explorer.runs):
+        raise VerdictUnknown("no schedule was judged: " + "; ".join(r.error for r in explorer.runs if r.error)[:500])
+
+
+def judge_with_spark(explorer: Explorer, adapter_module, certify_run, request) -> list[str]:
+    """Every judged schedule's capture checked by Spark, its outcome judged again with that verdict and
+    the rows recorded; the schedules on which Spark and the in-process engine disagree."""
+    disagree = []
+    progress(f"explore: Spark checks the captures of {sum(r.outcome is not None for r in explorer.runs)} schedules")
+    for run in explorer.runs:
+        run.recorded_failures = []
+        if run.outcome is None:
+            continue
+        out = run.outcome
+        verdict = evidence.spark_verdict(out.run_dir, out.columns)
+        out = dataclasses.replace(out, verdict=verdict)
+        saved.save(out, out.run_dir)
+        recorded = Recorder(certify_run, request, out, adapter_module.CHECKS).record(adapter_module.JUDGE(out))
+        run.recorded_failures = failing(recorded)
+        if sorted(run.recorded_failures) != sorted(run.failures):
+            disagree.append(f"{run.schedule.name}: in-process {run.failures or 'no failure'}, "
+                            f"Spark {run.recorded_failures or 'no failure'}")
+    return disagree
+
+
+@pytest.mark.tenant_migration
+def test_explore_tenant_migration(pulsar_deployment, certify_run, request):
+    from ..protocols.tenant_migration import explore as adapter_module
+
+    explore(adapter_module, pulsar_deployment, certify_run, request)
