@@ -24,10 +24,19 @@ def register(commands) -> None:
     p.add_argument("--check", action="store_true",
                    help="exit 64 with the fix when a package is missing (tox envs use it: a test that needs "
                         "Chromium must not turn into a skip)")
+    p.add_argument("--profile", default=None, metavar="P",
+                   help="also every feature this certify profile runs on the local backend (smoke: local and "
+                        "oxia), the ones certify checks before it starts")
 
 
 def run(args) -> int:
-    features = [debian.feature(name) for name in dict.fromkeys(args.features)] or list(debian.FEATURES.values())
+    names = list(args.features)
+    if getattr(args, "profile", None):
+        # lazy: the profiles load the protocols
+        from pulsar_conformance.reports.profiles import get_profile, tools
+
+        names += tools(get_profile(args.profile), "local")
+    features = [debian.feature(name) for name in dict.fromkeys(names)] or list(debian.FEATURES.values())
     installed: list[str] = []
     if args.yes:
         installed = _install(features)

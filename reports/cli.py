@@ -155,8 +155,37 @@ def _certify(args) -> int:
     # PRODUCT.yaml's input is checked with the cheap checks, before certify_request looks outside
     args.product = check_option(args.product)
     check_deployment_product(args.deployment)
+    require_tools(args)
     request = certify_request(args)
     if request.allow_irreversible:
         # the tests' process inherits it (fixtures/pytest_plugin.py deselects irreversible scenarios otherwise)
         os.environ["PULSAR_CONFORMANCE_ALLOW_IRREVERSIBLE"] = "1"
     return run_certify(request)
+
+
+def backend_of(deployment: str | None) -> str:
+    """``--deployment`` as a backend: local (none given), containers, or external (a file)."""
+    if deployment in (None, "local"):
+        return "local"
+    return "containers" if deployment == "containers" else "external"
+
+
+def require_tools(args) -> None:
+    """Every system tool the profile runs on its backend present, before anything starts: exit 64 with the
+    fix (pulsar-conformance setup --yes FEATURE) otherwise. The smoke run without Go once ran minutes
+    and ended UNKNOWN when PIP-454's scenario came to build Oxia."""
+    from pulsar_conformance import debian
+
+    from .profiles import get_profile, tools
+
+    profile = get_profile(args.profile)
+    releases = tuple(r for r in [args.pulsar_version] if r)
+    matrix = args.matrix or ""
+    if matrix.startswith("pulsar="):
+        releases += tuple(v.strip() for v in matrix.split("=", 1)[1].split(",") if v.strip())
+    for name in tools(profile, backend_of(args.deployment), releases, args.select):
+        try:
+            debian.require(name)
+        except debian.MissingPackages as missing:
+            raise debian.MissingPackages(missing.feature, missing.missing,
+                                         needed_by=f"certify --profile {profile.name}") from None

@@ -110,6 +110,68 @@ class Profile:
         return self if backend == "local" or self.elsewhere is None else self.elsewhere
 
 
+# --- the system tools a profile runs (pulsar_conformance/debian.py features) --------------------------------
+# Each backend's own, and each protocol's beyond it on the local backend, where the suite starts those
+# servers itself: PIP-454 builds its Oxia server with Go, PIP-136 freezes broker clocks through a shim gcc
+# compiles. certify checks them before anything starts (reports/cli.py): the smoke run without Go once
+# ended UNKNOWN minutes in, when PIP-454's scenario came to build Oxia (issue 51).
+BACKEND_TOOLS: dict[str, tuple[str, ...]] = {"local": ("local",), "containers": ("containers",), "external": ()}
+PROTOCOL_TOOLS: dict[str, tuple[str, ...]] = {"metadata-migration": ("oxia",), "policy-sync": ("clocks",)}
+# what a protocol's smoke scenario does not run (policy-sync's sets the sync switch, no clock)
+SMOKE_LACKS: dict[str, tuple[str, ...]] = {"policy-sync": ("clocks",)}
+# PIP-454 is in Pulsar 4.2.0 and later: before it the scenarios are not applicable and start nothing
+_OXIA_FROM = Version("4.2.0")
+
+
+def tools(profile: Profile, backend: str, releases: tuple[str, ...] = (), select: str | None = None) -> tuple[str, ...]:
+    """The debian.py features ``profile`` runs on ``backend`` (``local``, ``containers``, ``external``);
+    ``releases``: the Pulsar releases named (--pulsar-version, --matrix pulsar=), none for the default;
+    ``select``: certify's -k expression, which leaves out the protocols whose names it does not match."""
+    found = list(BACKEND_TOOLS.get(backend, ()))
+    if backend == "local":
+        for protocol in profile.on(backend).protocols():
+            if select and not _selects(select, protocol):
+                continue
+            for name in PROTOCOL_TOOLS.get(protocol.area, ()):
+                if profile.name == "smoke" and name in SMOKE_LACKS.get(protocol.area, ()):
+                    continue
+                if name == "oxia" and releases and all(_older(r, _OXIA_FROM) for r in releases):
+                    continue
+                found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
+def _selects(select: str, protocol) -> bool:
+    """Whether pytest's ``-k select`` can match a test of ``protocol``: evaluated as pytest does, each
+    name a case-insensitive substring of the tests' keywords, here the names a protocol's tests carry
+    (its area, marker, test module, smoke tests). Unsure (no pytest, a bad expression): True."""
+    area = protocol.area.replace("-", "_")
+    keywords = [protocol.area, area, f"test_{area}", getattr(protocol, "marker", "") or "",
+                *(getattr(protocol, "smoke_tests", ()) or ())]
+    words = [k.lower() for k in keywords if k]
+    try:
+        from _pytest.mark.expression import Expression
+
+        compiled = Expression.compile(select)
+    except Exception:  # noqa: BLE001 - no pytest, or an expression request.py refuses with its own fix
+        return True
+
+    def matcher(name: str, **_kwargs) -> bool:
+        return any(name.lower() in word for word in words)
+
+    try:
+        return bool(compiled.evaluate(matcher))
+    except Exception:  # noqa: BLE001 - a matcher signature of another pytest: check the tools anyway
+        return True
+
+
+def _older(release: str, than: Version) -> bool:
+    try:
+        return Version(release) < than
+    except ValueError:
+        return False  # not a release number: request.py refuses it; here it needs what a release would
+
+
 def _run(area: str, budget: SpecBudget) -> SpecRun:
     return SpecRun(area, budget.variant, depth=budget.depth, examples=budget.examples, max_states=budget.max_states)
 

@@ -14,6 +14,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[2]
 FALLBACK = "0.1.dev0"  # pyproject.toml [tool.setuptools_scm] fallback_version
@@ -32,15 +34,34 @@ def _tracked() -> list[str]:
     return subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
 
 
+# result data, not the suite: the release tables and the kept sweep bundles they are generated from were
+# 75% of a 10.1 MB wheel (issue 51); pyproject.toml [tool.setuptools.exclude-package-data] keeps them out
+RESULT_DATA = ("pulsar_conformance/docs/tables/",)
+WHEEL_LIMIT = 5_000_000  # bytes, uncompressed: 2.7 MB without the tables (2026-12-01), 10.1 MB with them
+
+
 def _expected() -> set[str]:
-    """Every tracked file under a packaged folder, whatever its suffix: a data file added tomorrow is
-    expected too, so it cannot be forgotten in package-data."""
+    """Every tracked file under a packaged folder, whatever its suffix, but result data: a data file added
+    tomorrow is expected too, so it cannot be forgotten in package-data."""
     areas, out = _areas(), set()
     for path in _tracked():
         top, _, rest = path.partition("/")
         if top in areas and rest and (ROOT / path).is_file():
             out.add(f"{areas[top]}/{rest}")
-    return out
+    return {p for p in out if not p.startswith(RESULT_DATA)}
+
+
+def _check_contents(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        size = sum(i.file_size for i in archive.infolist())
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    data = [n for n in names if n.startswith(RESULT_DATA)]
+    assert not data, f"result data in the wheel: {data[:5]} ({len(data)} files)"
+    assert size < WHEEL_LIMIT, f"the wheel holds {size} bytes uncompressed"
+    # SPDX license metadata (PEP 639) and the license text
+    assert re.search(r"^License-Expression: Apache-2.0$", metadata, re.M), metadata[:600]
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 
 
 def _copy_tracked(source: Path) -> None:
@@ -77,6 +98,7 @@ def test_the_wheel_holds_every_tracked_file_of_the_packaged_folders(tmp_path):
     assert "pulsar_conformance/fixtures/deploy/native/oxiadump/main.go" in expected  # the check sees data files
     missing = sorted(expected - names)
     assert not missing, f"not in the wheel (pyproject.toml [tool.setuptools.package-data] or setup.py): {missing}"
+    _check_contents(wheel)
     # and outside git the version says it is unknown instead of posing as a release
     assert _metadata_version(wheel) == FALLBACK
 
@@ -90,8 +112,13 @@ def test_the_version_comes_from_git(tmp_path):
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "one"], ["commit", "-q", "--allow-empty", "-m", "two"]):
         subprocess.run([*git, *command], check=True, capture_output=True)
     commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    version = _metadata_version(_wheel(source, tmp_path / "dist"))
-    assert re.fullmatch(rf"0\.1\.dev2\+g{commit}[0-9a-f]*", version), version  # two commits, no release tag yet
+    wheel = _wheel(source, tmp_path / "dist")
+    version = _metadata_version(wheel)
+    # two commits, no release tag yet; no local part (+g<commit>), which a package index refuses
+    assert version == "0.1.dev2", (version, commit)
+    assert Version(version).local is None
+    # in a checkout setuptools-scm offers every tracked file: the result data must still stay out
+    _check_contents(wheel)
     subprocess.run([*git, "tag", "v1.2.3"], check=True, capture_output=True)
     assert _metadata_version(_wheel(source, tmp_path / "dist-tag")) == "1.2.3"
 
@@ -105,3 +132,18 @@ def test_the_cli_reports_the_installed_version(capsys):
         cli.main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out.strip() == f"pulsar-conformance {version('pulsar-conformance')}"
+
+
+def test_the_build_backend_is_pinned():
+    """An unpinned setuptools builds with whatever is newest that day: its majors change what a wheel holds
+    and which metadata forms it takes (the TOML-table license stops being accepted after 2027-02-18)."""
+    import tomllib
+
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    requires = [Requirement(r) for r in build["build-system"]["requires"]]
+    for req in requires:
+        bounds = {spec.operator for spec in req.specifier}
+        assert "<" in bounds and ">=" in bounds, f"{req}: pin the build requirement to the majors tested"
+    setuptools = next(r for r in requires if r.name == "setuptools")
+    assert setuptools.specifier.contains("77.0.0") and not setuptools.specifier.contains("76.1.0")  # PEP 639 from 77
+    assert isinstance(build["project"]["license"], str)  # SPDX, not { text = ... }
