@@ -98,3 +98,28 @@ def _probe_writable(folder: Path, option: str, given: str | Path) -> None:
                          f"pass a path in a directory you can write to {option}") from None
     os.close(fd)
     os.unlink(probe)
+
+
+CACHE_ENV = "PULSAR_CONFORMANCE_CACHE"
+
+
+def cache_dir() -> Path:
+    """The suite's cache (Maven classpaths, Oxia builds, pulsar-client installs, Hypothesis' own files):
+    ``$PULSAR_CONFORMANCE_CACHE``, else ``~/.cache/pulsar-conformance`` (fixtures/deploy/maven.cache_dir reads
+    the same)."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "pulsar-conformance")
+
+
+def check_cache_dir() -> Path:
+    """``cache_dir()`` once it is known that a folder can be made and written there; a ``UsageError`` (exit
+    64) naming the variable and the fix otherwise (a file there used to surface as a NotADirectoryError deep in
+    a Maven resolution: exit 70). Nothing is created."""
+    where = cache_dir()
+    option = f"${CACHE_ENV}" if os.environ.get(CACHE_ENV) else "the cache folder (~/.cache/pulsar-conformance)"
+    try:
+        return check_output_path(where, kind="dir", option=option)
+    except UsageError as error:
+        raise UsageError(f"{error.problem}; the suite keeps its cache (Maven classpaths, Oxia builds, pulsar-client "
+                         "installs, Hypothesis' files) in a folder there",
+                         f"point {CACHE_ENV} at a folder you can write (created if missing), or unset it for "
+                         "~/.cache/pulsar-conformance") from None

@@ -27,7 +27,7 @@ from packaging.version import Version
 
 from pulsar_conformance import protocols  # protocols.PROTOCOLS read at call time (tests add one)
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.files import check_output_path
+from pulsar_conformance.files import check_cache_dir, check_output_path
 from pulsar_conformance.fixtures import client_versions
 from pulsar_conformance.fixtures.deploy import maven
 from pulsar_conformance.fixtures.deploy.java import JAVA_ENV, choose_java, probe
@@ -165,7 +165,12 @@ def certify_request(args) -> CertifyRequest:
     from pulsar_conformance.fixtures.deploy.state import STATE_ENV, state_dir
 
     check_output_path(state_dir(), kind="dir", option=f"${STATE_ENV}" if os.environ.get(STATE_ENV) else "state dir")
+    check_cache_dir()  # Maven's classpaths, pulsar-client installs and Oxia builds go there, minutes in
     run_id = f"certify-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile.name}"
+    if args.out is not None and not str(args.out).strip():
+        # '' used to fall back to the default folder and start: an unset variable ($OUT) is a mistake, not a choice
+        raise UsageError(f"--out {args.out!r} names no folder",
+                         "pass --out DIR (new or empty), or leave --out out for reports/certify-<time>-<profile>/")
     out = check_output_path(args.out or Path("reports") / run_id, kind="dir", option="--out", empty=True)
     _check_matrix_deployment(matrix, args.deployment)
     _check_version_deployment(args.pulsar_version, args.deployment)
@@ -299,8 +304,17 @@ def check_client_release(text: str, option: str) -> str:
     return client_versions.check_release(text, option)
 
 
-def parse_matrix(text: str | None) -> Matrix | None:
-    """``pulsar=4.0.1,4.2.4`` -> Matrix("pulsar", (...)); every value checked before anything starts."""
+def parse_matrix(text: str | list[str] | None) -> Matrix | None:
+    """``pulsar=4.0.1,4.2.4`` -> Matrix("pulsar", (...)); every value checked before anything starts.
+
+    A list is what ``--matrix`` gives when it may be repeated (``action="append"``): more than one is refused,
+    where argparse's default kept the last and dropped the first without a word (issue 48)."""
+    if isinstance(text, (list, tuple)):
+        if len(text) > 1:
+            raise UsageError(f"--matrix given {len(text)} times ({', '.join(repr(t) for t in text)}): a series varies "
+                             "one axis", "keep one --matrix AXIS=V1,V2; for another axis run certify again (one "
+                             "series folder each), or fix the other axis with its own option (e.g. --pulsar-version)")
+        text = text[0] if text else None
     if not text:
         return None
     axis, _, values = text.partition("=")

@@ -99,6 +99,44 @@ def register(commands) -> None:
                      bench=True)
     p.add_argument("--seconds", type=float, default=60.0, help="z3 BMC time budget per spec (default 60)")
     p.add_argument("--specs", help="comma-separated spec names (default: all)")
+    p.set_defaults(handler=_hypothesis_home(cmd_bench, runs_hypothesis=True))
+    for name, parser in sub.choices.items():
+        parser.set_defaults(handler=_hypothesis_home(parser.get_default("handler"),
+                                                     runs_hypothesis=name in HYPOTHESIS_COMMANDS))
+
+
+HYPOTHESIS_COMMANDS = ("check", "mutants")  # and bench spec: the commands that run Hypothesis
+STORAGE_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+
+
+def _hypothesis_home(handler, *, runs_hypothesis: bool):
+    """``handler`` with Hypothesis' files kept in the suite's cache (``<cache>/hypothesis``), not in
+    ``.hypothesis/`` of the working directory, which every spec command that ran Hypothesis left behind (its
+    constants cache; the example database is off in the engines already). A command that runs Hypothesis
+    first checks the cache can be written (a file there is exit 64 with the fix, not a crash minutes in).
+    A user's own HYPOTHESIS_STORAGE_DIRECTORY is kept; what was set is restored afterwards (the command may
+    run inside another process, a test's)."""
+    def run(args) -> int:
+        from pulsar_conformance.files import cache_dir, check_cache_dir
+
+        before = os.environ.get(STORAGE_ENV)
+        configuration = sys.modules.get("hypothesis.configuration")
+        home_before = getattr(configuration, "__hypothesis_home_directory", None) if configuration else None
+        if before is None:
+            os.environ[STORAGE_ENV] = str((check_cache_dir() if runs_hypothesis else cache_dir()) / "hypothesis")
+        if configuration is not None:  # imported already (a test process): its home was fixed at first use
+            configuration.set_hypothesis_home_dir(os.environ[STORAGE_ENV])
+        try:
+            return handler(args)
+        finally:
+            if before is None:
+                os.environ.pop(STORAGE_ENV, None)
+            configuration = sys.modules.get("hypothesis.configuration")
+            if configuration is not None:
+                configuration.set_hypothesis_home_dir(home_before)
+
+    run.__wrapped__ = handler
+    return run
 
 
 def _spec_args(p, variant: bool = True):
@@ -236,13 +274,47 @@ def cmd_mutants(args) -> int:
     return EXIT_PASS if report["ok"] else EXIT_FAIL
 
 
+BOOLEAN_FIX = ("write a condition, true or false in every state: a comparison (==, !=, <, in), not, and/or of "
+               "conditions, any()/all(), e.g. \"current != 'primary'\" (docs/exploring.md)")
+
+
 def _predicate(spec, expression: str, option: str):
     """The expression checked against the language (never evaluated as Python) and tried on the
-    initial state, before any search starts (docs/exploring.md)."""
+    initial state, before any search starts (docs/exploring.md). Its value must be a boolean: ``1``,
+    ``'s1'`` or ``up`` (a map) used to be taken for true and ``0`` for false (exit 0 or 1, a verdict on
+    no condition); a value that is not True or False is bad input, on the initial state at once, on a
+    later state when the search gets there."""
+    from .core.expression import compile_expression, shown
+    from .core.interpreter import initial_state
+    from .core.view import readable
+
     try:
-        return predicate(spec, expression)
+        predicate(spec, expression)  # the language, and a failure on the initial state, say it first
+        evaluate = compile_expression(spec, expression)
     except ExpressionError as error:
         raise UsageError(f"{option}: {error.problem}", error.fix) from error
+
+    def holds(state, where: str | None = None) -> bool:
+        try:
+            value = evaluate(readable(spec, state))
+        except ExpressionError as error:
+            raise ExpressionError(f"{shown(expression)} fails on {where or 'the state ' + _state_text(spec, state)}: "
+                                  f"{error.problem}", error.fix) from error
+        if type(value) is not bool:
+            raise ExpressionError(f"{shown(expression)} is a {type(value).__name__} ({str(value)[:60]}) on "
+                                  f"{where or 'the state ' + _state_text(spec, state)}, not true or false", BOOLEAN_FIX)
+        return value
+
+    try:
+        holds(initial_state(spec), "the initial state")
+    except ExpressionError as error:
+        raise UsageError(f"{option}: {error.problem}", error.fix) from error
+    return holds
+
+
+def _state_text(spec, state) -> str:
+    text = ", ".join(f"{k}={v}" for k, v in spec.show_state(state).items())
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 def _searching(option: str):
@@ -484,6 +556,7 @@ def cmd_replay(args) -> int:
         spec = cls(variant=variant, mutant=mutant, **instance)
     except ValueError as error:
         raise UsageError(str(error), "pass --variant/--const matching the trace") from error
+    _check_trace_of(spec, doc, meta, args.file)
     report = itf.replay(spec, doc)
     out = {**spec.identity(), "file": str(path), "ok": report.ok, "steps": report.steps, "problem": report.problem,
            "actions": report.labels}
@@ -496,6 +569,44 @@ def cmd_replay(args) -> int:
 
     emit(args, out, text)
     return EXIT_PASS if report.ok else EXIT_FAIL
+
+
+def _check_trace_of(spec, doc: dict, meta: dict, file: str) -> None:
+    """A trace that cannot be one of ``spec``'s behaviours whatever its steps: another spec's (its #meta says
+    so, or its variables differ), a state without a variable or with one the trace does not declare, a value
+    outside the variable's type, no state. Bad input (exit 64, naming the state and the fix), where replay
+    used to answer REJECTED (exit 1), a verdict on a trace it never could have accepted. What is left to
+    replay judges: the first state and each step (REJECTED is then the spec's answer, exit 1)."""
+    from .core.itf import decode_value
+    from .registry import SPECS
+
+    named = meta.get("spec")
+    if isinstance(named, str) and named != spec.name and named in SPECS:
+        raise UsageError(f"{file} is a trace of {named}, not of {spec.name} (its #meta.spec)",
+                         f"replay it against its own spec: pulsar-conformance spec replay {named} {file}")
+    fix = (f"pass a trace of {spec.name}: its states hold exactly the variables {', '.join(spec.var_types)} "
+           f"(pulsar-conformance spec simulate {spec.name} --itf FILE writes one)")
+    declared = [v for v in doc["vars"] if isinstance(v, str)]
+    missing, unknown = sorted(set(spec.var_types) - set(declared)), sorted(set(declared) - set(spec.var_types))
+    if missing or unknown:
+        said = "; ".join(x for x in (f"missing {', '.join(missing)}" if missing else "",
+                                      f"not {spec.name}'s: {', '.join(map(str, unknown))[:200]}" if unknown else "") if x)
+        raise UsageError(f"{file}: the trace's vars are not {spec.name}'s ({said})", fix)
+    if not doc["states"]:
+        raise UsageError(f"{file}: the trace has no state", fix)
+    for i, state in enumerate(doc["states"]):
+        keys = {k for k in state if not str(k).startswith("#")}
+        if keys != set(spec.var_types):
+            lacking, extra = sorted(set(spec.var_types) - keys), sorted(keys - set(spec.var_types))
+            said = f"has no value for {', '.join(lacking)}" if lacking else \
+                f"holds {', '.join(map(str, extra))[:200]}, not a variable of the trace"
+            raise UsageError(f"{file}: state {i} {said}", fix)
+        for var, typ in spec.var_types.items():
+            try:
+                decode_value(typ, state[var])
+            except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
+                raise UsageError(f"{file}: state {i}, variable {var}: {str(error)[:200]}",
+                                 f"{fix}; integers are written {{\"#bigint\": \"N\"}}, enum values by name") from None
 
 
 def cmd_graph(args) -> int:

@@ -366,3 +366,128 @@ def test_control_the_base_traces_replay(spec):
                              files={"trace.json": json.dumps(_trace(spec))}))
     assert outcome.code == 0 and not outcome.work, outcome.show()
 
+
+
+# ------------------------------------------------------------------------------------------- issue 48
+
+
+@functools.cache
+def _non_boolean_vars(spec_name: str) -> tuple[str, ...]:
+    """The spec's variables whose value is not a boolean (a number, an enum value, a map)."""
+    from pulsar_conformance.spec.core.model import BoolT
+
+    return tuple(v for v, t in SPECS[spec_name]().var_types.items() if not isinstance(t, BoolT))
+
+
+NOT_BOOLEAN = ["1", "0", "-3", "'s1'", "''", "[True]", "[]", "(1, 2)", "len([1])", "1 if True else 0", "3 - 3",
+               "[0][0]", "True + 1"]
+
+
+@st.composite
+def _not_boolean_case(draw):
+    """An expression inside the language whose value is not True or False: on the initial state (a literal, a
+    variable that is a number, an enum value or a map), or only on a later state (``C and 1``: the number once
+    C holds). Each used to be taken by its truth (exit 0 reached, 1 unreachable): a verdict on no condition."""
+    spec = draw(st.sampled_from(SPEC_NAMES))
+    variables = _non_boolean_vars(spec)
+    expression = draw(st.one_of(
+        st.sampled_from(NOT_BOOLEAN),
+        st.sampled_from(variables) if variables else st.just("1"),
+        st.sampled_from(variables).map(lambda v: f"{v} if True else False") if variables else st.just("2"),
+        st.sampled_from(["True and 1", "False or 'x'", "not False and 2"]),  # `and`/`or` give an operand
+    ))
+    command = draw(st.sampled_from(["explore", "simulate"]))
+    option = "--reach" if command == "explore" else "--until"
+    return Case(argv=["spec", command, spec, option, expression, *draw(json_flag())], said=("not true or false",))
+
+
+# later states: false on the initial state (so the search goes on), a number once the condition left of `and` holds
+LATER_NOT_BOOLEAN = [Case(argv=["spec", "explore", "client-failover", "--reach", "current != 'primary' and 1", "--json"],
+                          said=("not true or false",)),
+                     Case(argv=["spec", "simulate", "client-failover", "--steps", "200", "--until",
+                                "not up['primary'] and 7"], said=("not true or false",))]
+
+
+def _other_spec(spec: str) -> str:
+    return next(s for s in SPEC_NAMES if s != spec)
+
+
+@st.composite
+def _foreign_trace_case(draw):
+    """A trace of another spec, named in its #meta, or with its #meta stripped (then its variables differ)."""
+    spec = draw(st.sampled_from(SPEC_NAMES))
+    other = draw(st.sampled_from([s for s in SPEC_NAMES if s != spec]))
+    strip = draw(st.booleans())
+    doc = json.loads(json.dumps(_trace(other)))
+    if strip:
+        doc["#meta"] = {"format": "ITF"}
+    return Case(argv=["spec", "replay", spec, "trace.json", *draw(json_flag())], files={"trace.json": json.dumps(doc)},
+                said=(other,) if not strip else ("vars",))
+
+
+@st.composite
+def _state_shape_case(draw):
+    """A trace of the spec whose states do not hold exactly its variables, or hold a value outside a variable's
+    type: no behaviour of the spec whatever its steps, so bad input, not a REJECTED verdict."""
+    spec = draw(st.sampled_from(SPEC_NAMES))
+    doc = json.loads(json.dumps(_trace(spec)))
+    index = draw(st.integers(0, len(doc["states"]) - 1))
+    var = draw(st.sampled_from(list(doc["vars"])))
+    kind = draw(st.sampled_from(["extra", "missing", "type", "bigint", "enum", "empty"]))
+    state = doc["states"][index]
+    if kind == "extra":
+        state["zz_not_a_variable"] = {"#bigint": "1"}
+    elif kind == "missing":
+        del state[var]
+    elif kind == "type":
+        state[var] = draw(st.sampled_from(["garbage", [1, 2, 3], {"k": 1}, None, 2.5]))
+    elif kind == "bigint":
+        state[var] = draw(st.sampled_from([{"#bigint": "x"}, {"#bigint": "99999999999999999999"}, {"#bigint": "-7"}]))
+    elif kind == "enum":
+        state[var] = "no-such-value"
+    else:
+        doc["states"] = []
+    said = {"extra": ("zz_not_a_variable",), "missing": (f"state {index}", var), "empty": ("no state",)}.get(
+        kind, (f"state {index}",))
+    if kind in ("type", "bigint", "enum") and _decodes(spec, var, state[var]):
+        state[var] = "no-such-value-" + var  # the drawn value happened to be one of the variable's
+    return Case(argv=["spec", "replay", spec, "trace.json", *draw(json_flag())], files={"trace.json": json.dumps(doc)},
+                said=said)
+
+
+def _decodes(spec: str, var: str, value) -> bool:
+    from pulsar_conformance.spec.core.itf import decode_value
+
+    try:
+        decode_value(SPECS[spec]().var_types[var], value)
+    except Exception:  # noqa: BLE001 - any refusal is what the case wants
+        return False
+    return True
+
+
+ISSUE_48_CLASSES = {
+    "expression-not-boolean": _not_boolean_case(),
+    "itf-another-spec": _foreign_trace_case(),
+    "itf-state-shape": _state_shape_case(),
+}
+ISSUE_48_EXPLICIT = {
+    "expression-not-boolean": LATER_NOT_BOOLEAN + [
+        Case(argv=["spec", "explore", "client-failover", "--reach", e, "--json"], said=("not true or false",))
+        for e in ("1", "0", "'s1'", "up", "current", "fails")],
+    "itf-another-spec": [Case(argv=["spec", "replay", "client-failover", "trace.json"],
+                              files={"trace.json": json.dumps(_trace(_other_spec("client-failover")))},
+                              said=(_other_spec("client-failover"),))],
+}
+
+
+@pytest.mark.parametrize("name", params(ISSUE_48_CLASSES, KNOWN))
+def test_non_boolean_conditions_and_traces_of_another_spec_are_bad_input(name):
+    surface = "expressions" if name.startswith("expression") else "itf"
+    fuzz(ISSUE_48_CLASSES[name], surface, examples=10, explicit=ISSUE_48_EXPLICIT.get(name, ()))
+
+
+def test_control_a_boolean_condition_that_is_a_number_later_is_searched_when_written_as_one():
+    """The later-state case made a condition: the same search, now judged."""
+    outcome = run_valid(Case(argv=["spec", "explore", "client-failover", "--reach",
+                                   "current != 'primary' and fails >= 0", "--json"]))
+    assert outcome.code == 0 and not outcome.work, outcome.show()
