@@ -12,7 +12,9 @@ from .verdict import verdict_text
 def register(commands) -> None:
     check = commands.add(
         "check-capture", _check_capture,
-        "check a capture run directory for the anomalies of docs/spark-checks.md (exit 0 valid, 1 invalid, 2 unknown)",
+        "check a capture run directory for the anomalies of docs/spark-checks.md (exit 0 valid, 1 invalid, 2 unknown; "
+        "64 a capture that cannot be checked, named with the fix: no manifest, no Parquet, a missing or mistyped "
+        "column, a --master nobody answers on)",
     )
     check.add_argument("run_dir", metavar="RUN_DIR", help="directory holding manifest.json and events/*.parquet")
     check.add_argument("--master", default="local[*]",
