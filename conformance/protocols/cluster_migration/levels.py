@@ -4,9 +4,11 @@ the clients made through blue after the cluster-level trigger, and what each sce
 clusters after it. One definition, so that the two clients answer the same question."""
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from pulsar_conformance.fixtures.deploy.admin import or_refusal
+from pulsar_conformance.wait import wait_until
 
 from ...harness.traffic import Sub, TopicLoad
 from . import observe, tls_modes
@@ -84,14 +86,44 @@ def cluster_trigger(deployment) -> Callable[[], str]:
     return trigger
 
 
-def new_clients_via_blue(exclusive: str, fresh: str, said: str) -> Callable:
+# How long the new clients wait for the migration task to have migrated their topic: the task runs every
+# clusterMigrationCheckDurationSeconds (1 s here) on the broker that owns the topic, and per-topic migration
+# is asynchronous after the cluster is marked (the seed's "Topic Migration" step; docs/findings.md F-188-16)
+TOPIC_MIGRATED_S = 30.0
+
+
+def topic_migrated(state) -> bool:
+    """Blue has migrated the topic: its ledger is terminated (4.2.x also sets the ``migrated`` property)."""
+    return state.error is None and (state.state == "Terminated" or state.migrated_property == "true")
+
+
+def new_clients_via_blue(exclusive: str, fresh: str, said: str, blue=None) -> Callable:
     """After the trigger, through blue: a new producer, a new subscription and a new topic. A client that
-    cannot follow the redirect cannot even be created (it times out): the traffic keeps that as evidence."""
+    cannot follow the redirect cannot even be created (it times out): the traffic keeps that as evidence.
+
+    PIP188-R05 is about a *migrated* topic, and the seed makes each topic's migration asynchronous after
+    the cluster is marked; so with ``blue`` given, the clients wait (bounded, TOPIC_MIGRATED_S) until blue
+    has migrated ``exclusive`` and the hook's ``observed`` says when (seconds after the hook began) or that
+    it never was: the judge leaves R05 unknown then, and a client blue accepted before the topic was
+    migrated is an observation with its timing, not R05's failure."""
+    observed: dict = {}
+
     def after_trigger(traffic) -> str:
+        if blue is not None:
+            began = time.monotonic()
+            migrated = wait_until(lambda: topic_migrated(observe.topic_state(blue, exclusive)),
+                                  timeout=TOPIC_MIGRATED_S, interval=0.25)
+            observed.update(topic_migrated=bool(migrated), waited_s=round(time.monotonic() - began, 2),
+                            bound_s=TOPIC_MIGRATED_S)
         traffic.add_producer(exclusive, "p-new", rate=20.0)
         traffic.add_consumer(exclusive, Sub("late", "Exclusive", must_see=False, latest=True), "c-late")
         traffic.add_producer(fresh, "p-fresh", rate=20.0)
-        return said
+        if blue is None:
+            return said
+        return said + (f" (blue migrated {exclusive.rsplit('/', 1)[-1]} {observed['waited_s']} s after the hook began)"
+                       if observed["topic_migrated"] else
+                       f" (blue had NOT migrated {exclusive.rsplit('/', 1)[-1]} within {TOPIC_MIGRATED_S:.0f} s)")
+    after_trigger.observed = observed
     return after_trigger
 
 

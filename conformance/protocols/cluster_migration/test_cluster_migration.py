@@ -61,6 +61,7 @@ def test_cluster_migration_with_live_traffic(blue_green, certify_run, request):
     exclusive, fresh = loads[0].topic, f"persistent://{ns}/fresh"
     out = scenario.run(deployment, "cluster-migration", certify_run.directory("captures", "cluster-migration"), loads,
                        levels.cluster_trigger(deployment), seed=certify_run.seed,
-                       after_trigger=levels.new_clients_via_blue(exclusive, fresh, "new producer and subscription via blue"))
-    levels.after_cluster_level(out, deployment, exclusive, fresh, ns)
+                       after_trigger=(new := levels.new_clients_via_blue(exclusive, fresh, "new producer and subscription via blue",
+                                                                         deployment.clusters["blue"])))
+    levels.after_cluster_level(out, deployment, exclusive, fresh, ns, new_clients=new.observed)
     judged(certify_run, request, out)

@@ -77,8 +77,10 @@ def test_java_client_through_a_cluster_level_migration(blue_green_java, certify_
     run_dir = certify_run.directory("captures", NAME)
     # created by the JVM through blue; a client that cannot follow is refused (JavaTraffic.refusal)
     out = scenario.run(deployment, NAME, run_dir, loads, levels.cluster_trigger(deployment), seed=certify_run.seed,
-                       after_trigger=levels.new_clients_via_blue(exclusive, fresh, "new Java producer and subscription via blue"),
+                       after_trigger=(new := levels.new_clients_via_blue(exclusive, fresh, "new Java producer and subscription via blue",
+                                                                         deployment.clusters["blue"])),
                        traffic_factory=_java(run_dir, deployment))
     # green's log says why a reader never read there (judge.stranded_readers)
-    levels.after_cluster_level(out, deployment, exclusive, fresh, ns, green_refused=observe.green_refusals(deployment))
+    levels.after_cluster_level(out, deployment, exclusive, fresh, ns, green_refused=observe.green_refusals(deployment),
+                               new_clients=new.observed)
     _judged(certify_run, request, out)
