@@ -20,7 +20,18 @@ import yaml
 from pulsar_conformance.output import progress
 from pulsar_conformance.protocols import protocol_options
 
-from . import archive, bundle_findings, failover, identity, plots, product, report_view, timings, values
+from . import (
+    archive,
+    bundle_findings,
+    events,
+    failover,
+    identity,
+    plots,
+    product,
+    report_view,
+    timings,
+    values,
+)
 from .junit import read_junit, write_requirements_junit
 from .request import configuration
 from .timeline import svg
@@ -78,15 +89,17 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     declared = profile.declared(requirements)
     excluded = sorted(request.exclude)
     selected = request.select
+    failing = events.summary_counts(checks, requirements)
     verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded,
-                                   selected=selected)
+                                   selected=selected, failing=failing)
     described, product_missing = product.describe(request, versions["pulsar"],
                                                   identity._deployment_document(deployment))
     described["pulsar_client"] = {"language": "python", "version": versions["pulsar_client_python"],
                                   "cpp_version": versions["pulsar_client_cpp"]}
     captures = _captures(out)
     spec = _spec_results(out)
-    counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"}}
+    counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"},
+              "failing": failing}
     summary = {
         "format": "pulsar-conformance-certification/1", "run_id": run_id, "profile": profile.name,
         "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1), "interrupted": pytest_exit == 130,

@@ -54,7 +54,7 @@ from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit, progress
 from pulsar_conformance.protocols import PROTOCOLS, protocol_options
 
-from . import archive, bundle, bundle_findings, failover, values
+from . import archive, bundle, bundle_findings, events, failover, values
 from .certify import exit_code
 from .compare import load as load_bundle
 from .junit import read_junit, write_requirements_junit
@@ -484,8 +484,10 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
     rows = requirement_rows(requirements, checks, context=context)
     bundle_findings.write(staging, rows, bundle.suite_commit())
     narrowed = summary.get("narrowed") or {}
+    failing = events.summary_counts(checks, requirements)
     verdict, reasons = run_verdict(rows, tests, _pytest_exit(summary, tests), declared=summary.get("declared") or [],
-                                   excluded=narrowed.get("excluded") or [], selected=narrowed.get("selected"))
+                                   excluded=narrowed.get("excluded") or [], selected=narrowed.get("selected"),
+                                   failing=failing)
     rejudged = [c for c in captures if not c.why_not]
     was = {r["id"]: r["verdict"] for r in summary.get("requirements") or [] if isinstance(r, dict) and "id" in r}
     known = {r.id for r in requirements}
@@ -518,7 +520,8 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
         note += f"; the input was not verified ({integrity.text()})"
     new = dict(summary)
     new.update(verdict=verdict, reasons=[*reasons, note], requirements=rows, checks=checks, tests=tests["cases"],
-               counts={"requirements": bundle._count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"}},
+               counts={"requirements": bundle._count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"},
+                       "failing": failing},
                rejudged=record)
     new["bundle"] = {**(summary.get("bundle") or {}), "archive": archive.archive_path(target).name,
                      "manifest": archive.MANIFEST}

@@ -166,8 +166,13 @@ def run_hazards(rows: list[dict]) -> list[dict]:
     return list(found.values())
 
 
+COUNTED = "counted:"  # the reason that says how many events the failures are (reports/events.py)
+
+
 def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), excluded=(),
-                selected: str | None = None) -> tuple[str, list[str]]:
+                selected: str | None = None, failing: dict | None = None) -> tuple[str, list[str]]:
+    """The run's verdict and its reasons. ``failing``: reports/events.summary_counts of the run's check
+    rows, said beside the failed MUSTs (one event can fail several requirements: issue 47)."""
     narrowed = [f"narrowed: certified without {', '.join(excluded)}"] if excluded else []
     if selected:
         narrowed.append(f"narrowed: only the tests matching -k {selected!r} ran")
@@ -175,11 +180,16 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
     failed_must = [r["id"] for r in rows if r["verdict"] == "fail" and r["strength"] == "MUST"]
     if failed_must:
         reasons.append(f"MUST requirement(s) failed on the deployment: {', '.join(failed_must)}")
+        if failing:
+            reasons.append(f"{COUNTED} {failing['failing_requirements']} failing requirement(s) from "
+                           f"{failing['failing_events']} distinct failing event(s)")
     if tests.get("failed"):
         reasons.append(f"{tests['failed']} test(s) failed")
     # a hazard of the run's configuration is said whatever the verdict: it is why some are unknown
-    hazards = [f"configuration hazard ({h['name']}, {', '.join(h['touched'])} unknown where it failed): "
-               f"{h['says']}; fix: {h['fix']}" for h in run_hazards(rows)]
+    # one a scenario is configured with on purpose (hazards.Hazard.observed) turns nothing unknown: it says what it cost
+    hazards = [f"configuration hazard ({h['name']}, " + (f"observed: {h['observed']}" if h.get("observed") else
+                                                        f"{', '.join(h['touched'])} unknown where it failed")
+               + f"): {h['says']}; fix: {h['fix']}" for h in run_hazards(rows)]
     differs = [r["id"] for r in rows if r.get("verdict") == "differs"]
     observed = ([f"observations, no conformance failure: {', '.join(differs)} (the client differs from the "
                  "implementation the requirement was taken from)"] if differs else [])
