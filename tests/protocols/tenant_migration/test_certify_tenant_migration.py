@@ -31,28 +31,46 @@ def live(tmp_path_factory):
     return out, code, summary
 
 
+# what a verdict may honestly be: a run on real clusters may fail or leave a requirement unknown (issue 47:
+# once, B received nothing for 90 s after the held link, and TM-R02 was rightly unknown); CI checks that
+# the suite judged and said why, never that Pulsar passed on a lucky run
+DECIDED = ("pass", "fail")
+EXIT = {"pass": 0, "fail": 1, "unknown": 2}
+
+
+def _judged_or_said_why(row: dict) -> str | None:
+    """None when ``row`` is decided, or unknown with its evidence saying why; else what is wrong."""
+    if row["verdict"] in DECIDED:
+        return None if row["evidence"] else f"{row['id']}: {row['verdict']} without evidence"
+    if row["verdict"] == "unknown" and any(row["evidence"]):
+        return None
+    return f"{row['id']}: {row['verdict']} with evidence {row['evidence']}"
+
+
 def test_every_declared_requirement_gets_a_verdict_with_the_duplicates_measured(live):
     bundle, code, summary = live
     rows = {r["id"]: r for r in summary["requirements"]}
-    undecided = {rid: rows[rid]["verdict"] for rid in summary["declared"] if rows[rid]["verdict"] not in ("pass", "fail")}
-    assert not undecided, (undecided, summary["reasons"])
-    # nothing lost, no unacknowledged message skipped: Pulsar keeps the MUSTs
-    assert rows["TM-R01"]["verdict"] == rows["TM-R02"]["verdict"] == "pass", summary["reasons"]
-    # every requirement the profile declares judged and no MUST failed: a pass, narrowed to the live
-    # scenarios (the banner says so), with the SHOULDs Pulsar does not keep named as deviations
-    assert code == 0 and summary["verdict"] == "pass", summary["reasons"]
-    assert "every checked MUST requirement passed" in summary["reasons"], summary["reasons"]
+    wrong = [w for rid in summary["declared"] if (w := _judged_or_said_why(rows[rid]))]
+    assert not wrong, (wrong, summary["reasons"])
+    # the exit code is the run's verdict, and the verdict is what its requirements say
+    assert code == EXIT[summary["verdict"]], (code, summary["verdict"], summary["reasons"])
     assert any(r.startswith("narrowed:") for r in summary["reasons"]), summary["reasons"]
-    assert any(r.startswith("deviations (SHOULD/MAY not met): TM-R04") for r in summary["reasons"]), summary["reasons"]
-    # the SHOULD it does not keep, measured: acknowledged messages come again after the switch
-    assert rows["TM-R04"]["verdict"] == "fail"
-    measured = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].rsplit("/", 1)[-1].startswith("duplicates-")]
-    assert measured and all("of them acknowledged on A before" in e for e in measured)
-    # each run replayed through the spec ends with the measured duplicates (trace validation)
+    must_failed = [rid for rid in summary["declared"] if rows[rid]["verdict"] == "fail" and rows[rid]["strength"] == "MUST"]
+    assert (summary["verdict"] == "fail") == bool(must_failed), (must_failed, summary["reasons"])
+    # TM-R04 is judged by its text (issue 47): the duplicates against the spec's bound; the zero count the
+    # blog's own change gives is evidence beside it, never its verdict
+    assert rows["TM-R04"]["verdict"] in DECIDED, rows["TM-R04"]
+    bound = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].endswith("/duplicates-within-spec-bound")]
+    measured = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].endswith("/duplicates-after-switch")]
+    assert bound and measured and all("of them acknowledged on A before" in e for e in bound + measured), rows["TM-R04"]
+    # each switch run replayed through the spec (trace validation), whatever its verdict
     replays = [e for e in rows["TM-R04"]["evidence"] if e.split(":")[0].endswith("/trace")]
-    assert len(replays) == 5 and all(": pass (" in e and "replayed through the spec" in e for e in replays), replays
+    assert len(replays) == 5 and all("replayed through the spec" in e or "not judged" in e for e in replays), replays
     doc = json.loads((bundle / "captures" / "synced-prefix" / "tenant-migration.json").read_text())
-    assert doc["figures"]["duplicates"] > 0 and doc["b_cursor"]["markDeletePosition"]
+    assert doc["figures"]["duplicates"] >= 0 and doc["b_cursor"]["markDeletePosition"]
+    # a replicator that did not catch up after the held link is recorded with what tells whose it is
+    backlog = json.loads((bundle / "captures" / "backlog-on-b" / "tenant-migration.json").read_text())["b_cursor"]
+    assert backlog.get("caught_up_s") is not None or {"replicator_cursor", "links", "a_log"} <= set(backlog.get("stall", {}))
 
 
 # Outside CI (80 s of its hour): CI judges a B that lost an unacknowledged message offline
@@ -66,13 +84,14 @@ def test_a_run_in_which_b_lost_messages_fails(tmp_path):
 
 
 def test_the_operator_steps_get_verdicts_and_say_what_reached_b(live):
-    """Steps 2, 4 and 5 on the default release: each of their requirements judged, and each run's
-    record says what A held, where A's replicator started and what B stored."""
+    """Steps 2, 4 and 5 on the default release: each of their requirements judged (or unknown with the
+    reason), and each run's record says what A held, where A's replicator started and what B stored."""
     bundle, _, summary = live
     rows = {r["id"]: r for r in summary["requirements"]}
-    undecided = {rid: rows[rid]["verdict"] for rid in ("TM-R01", "TM-R07", "TM-R08", "TM-R09", "TM-R10", "TM-R11")
-                 if rows[rid]["verdict"] not in ("pass", "fail")}
-    assert not undecided, (undecided, summary["reasons"])
+    # TM-R11 is retired into the TTL scenario's configuration hazard (issue 47): no verdict of its own
+    wrong = [w for rid in ("TM-R01", "TM-R07", "TM-R08", "TM-R09", "TM-R10") if (w := _judged_or_said_why(rows[rid]))]
+    assert not wrong, (wrong, summary["reasons"])
+    assert "TM-R11" not in summary["declared"]
     captures = bundle / "captures"
     default = json.loads((captures / "existing-data-default" / "tenant-migration.json").read_text())
     assert default["replicator_cursor"]["markDeletePosition"] and default["on_a"]["lastConfirmedEntry"]
