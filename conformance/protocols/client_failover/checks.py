@@ -43,6 +43,9 @@ CHECKS = Checks(
               "back to the primary after switchBackDelay of good probes"),
         Check("client-failover/java-stale-failure/waited-for-delay", ("PIP121-R04",),
               "after a switch-back that followed a failing secondary, still failoverDelay before failing over (F-121-1)"),
+        Check("client-failover/java-stale-failure-late/waited-for-delay", ("PIP121-R04",),
+              "the same set-up with the primary killed later than one check after the switch-back: failoverDelay "
+              "waited (F-121-1's window is that one check)"),
         Check("client-failover/java-stale-failure/probed-in-order", ("PIP121-R03",),
               "with the first secondary down, the Java client goes to the second"),
         Check("client-failover/java-stale-failure/left-dead-secondary", ("PIP121-R08",),

@@ -357,6 +357,36 @@ def java_stale_failure(out: Outcome, prefix: str):
     yield from rest
 
 
+@judges("PIP121-R04", *COMMON)
+def java_stale_failure_late(out: Outcome, prefix: str):
+    """F-121-1's set-up with the primary killed later than one check after the switch-back (issue 47): the
+    first check after it probes the primary, which answers, and that clears the failure s1 left behind
+    (AutoClusterFailover#probeAndUpdateServiceUrl), so the next failover must wait the whole failoverDelay.
+    Beside java-stale-failure, it shows how narrow F-121-1's window is."""
+    cfg = out.config
+    back = next((e for e in out.switches() if e.cluster == "primary" and e.at_ns == out.marks.get("back")), None)
+    s1_down = after(out, "down", "s1", 0)
+    second_down = after(out, "down", "primary", back.at_ns) if back else None
+    again = after(out, "switch", "s2", second_down.at_ns, "primary") if second_down else None
+    s1_failed = failed_probes(out, "s1", s1_down.at_ns, back.at_ns) if back and s1_down else []
+    staged = bool(s1_failed) and back.at_ns - s1_failed[0] < cfg.failover_delay_ms * 1_000_000
+    died_after_s = (second_down.at_ns - back.at_ns) / S if second_down else None
+    late = died_after_s is not None and died_after_s >= cfg.interval_ms / 1000
+    if not (staged and late and again):
+        why = ("no switch-back observed" if not back else
+               "s1 had not failed a probe, younger than failoverDelay, before the switch-back" if not staged else
+               f"the primary died {died_after_s} s after the switch-back, within one check ({cfg.interval_ms} ms)"
+               if not late else "no failover after the primary died again")
+        yield row(f"{prefix}/waited-for-delay", None, f"the late-kill set-up was not reached: {why}")
+    else:
+        text, figures = _delay_text(out, second_down, again)
+        yield row(f"{prefix}/waited-for-delay", figures["switch_s"] >= cfg.failover_delay_ms / 1000,
+                  f"s1's first failed probe {round((back.at_ns - s1_failed[0]) / S, 3)} s before the switch-back; the "
+                  f"primary died {round(died_after_s, 3)} s after it (later than one {cfg.interval_ms} ms check, whose "
+                  f"successful probe of the primary clears the failure s1 left); {text}", **figures)
+    yield from common(out, prefix, ["PIP121-R04"])
+
+
 def one_event_for_early_failover(out: Outcome, prefix: str, early: Row, rest: list[Row], back: Event,
                                  again: Event) -> None:
     """One event, one requirement (issue 47): the failover that came right after the switch-back, on the
@@ -466,4 +496,5 @@ SCENARIOS = {
     "java-credentials-on-switch": (java_credentials, "client-failover/java-credentials-on-switch"),
     "java-paused-primary": (java_paused_primary, "client-failover/java-paused-primary"),
     "java-stale-failure": (java_stale_failure, "client-failover/java-stale-failure"),
+    "java-stale-failure-late": (java_stale_failure_late, "client-failover/java-stale-failure-late"),
 }

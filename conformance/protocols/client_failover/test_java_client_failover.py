@@ -8,9 +8,14 @@ The Java client counts delays, not probes: it checks at a fixed rate every 500 m
 once the primary has answered for ``switchBackDelay``. Its failed probes are read from its own log,
 with their times: how many it needed is the figure F-121-3 is about. F-121-1 (a failure seen on a
 secondary cuts the next failover short) and F-121-2 (a dead secondary is never left for another)
-are set up on purpose in ``java-stale-failure``.
+are set up on purpose in ``java-stale-failure``; ``java-stale-failure-late`` is the same set-up with the
+primary killed three checks after the switch-back, which the source says the client gets right (a
+successful probe of the primary clears the stale failure): together they show how narrow F-121-1's
+window is.
 """
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -91,4 +96,30 @@ def test_java_stale_failure_and_dead_secondary(clusters, certify_run, request):
         ((JAVA.failover_delay_ms + 2500) / 1000, lambda f: f.start("primary")),
         (0.0, lambda f: f.await_switch("primary", 10)),
         (0.0, lambda f: f.start("s2")),
+        (2.0, lambda f: None)])
+
+
+# three checks: the first check after the switch-back probes the primary, finds it up and clears failedTs
+LATE_KILL_S = 3 * JAVA.interval_ms / 1000
+
+
+def test_java_stale_failure_with_the_primary_killed_later_than_one_check(clusters, certify_run, request):
+    """F-121-1's set-up (s1 dies shortly before the switch-back is due), but the primary dies LATE_KILL_S
+    after the switch-back instead of at once: AutoClusterFailover's next check probes the primary, which
+    answers, and resets the failure s1 left behind (probeAndUpdateServiceUrl), so the next failover must
+    wait the whole failoverDelay (PIP121-R04). Timed as java-stale-failure's first part."""
+    def kill_s1_then_primary_later(f):
+        f.kill("s1")
+        f.marks["back"] = f.await_switch("primary", 20) or 0
+        time.sleep(LATE_KILL_S)
+        f.kill("primary")
+
+    _judged(clusters, certify_run, request, "java-stale-failure-late", JAVA, [
+        (2.0, lambda f: f.kill("primary")),
+        (4.5, lambda f: f.start("primary", then=((JAVA.switch_back_delay_ms - 1200) / 1000,
+                                                  kill_s1_then_primary_later))),
+        (0.0, lambda f: f.await_switch("s2", 15)),
+        (0.5, lambda f: f.start("s1")),
+        (0.0, lambda f: f.start("primary")),
+        (0.0, lambda f: f.await_switch("primary", 15)),
         (2.0, lambda f: None)])
