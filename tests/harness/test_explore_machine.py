@@ -2,7 +2,7 @@
 of Python with a defect put there on purpose must be caught within a small budget, its failure shrunk
 to a schedule no longer than the one first found (shorter on some seed), and the smallest schedule must
 fail again on replay. No verdict on Pulsar comes from here: this tests the search, the shrinking and the
-replay on something whose answer is known; the live runs are tests/explore/test_explore_live_ci.py."""
+replay on something whose answer is known; the live run is tests/protocols/tenant_migration/test_explore_live.py."""
 from __future__ import annotations
 
 import json
