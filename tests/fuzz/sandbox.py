@@ -244,12 +244,17 @@ def _marked_processes(marker: str, in_command: tuple[str, ...] = ()) -> list[tup
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                raw = handle.read()
-            if not any(w in raw for w in words):
+            raw = None
+            if words:  # a case that names words: its command line first (a process may have cleared its environment)
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    raw = handle.read()
+            if raw is None or not any(w in raw for w in words):
                 with open(f"/proc/{entry}/environ", "rb") as handle:
                     if needle not in handle.read():
                         continue
+            if raw is None:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    raw = handle.read()
             with open(f"/proc/{entry}/stat") as handle:
                 if handle.read().rpartition(")")[2].split()[0] == "Z":
                     continue  # a zombie runs nothing: it waits for its parent to read its status

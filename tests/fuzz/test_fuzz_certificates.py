@@ -159,7 +159,7 @@ CLASSES = {"client-certificate-and-key": _certificate_case()}
 
 @pytest.mark.parametrize("name", params(CLASSES, KNOWN))
 def test_certificates_and_keys_are_loaded_and_matched_before_anything_connects(name):
-    fuzz(CLASSES[name], "certificates", examples=8, explicit=_explicit(), canaries=CANARIES + key_lines())
+    fuzz(CLASSES[name], "certificates", examples=4, explicit=_explicit(), canaries=CANARIES + key_lines())
 
 
 def test_control_the_good_pair_gets_past_the_file_checks():

@@ -326,7 +326,7 @@ DOCUMENT_CLASSES = {
         lambda argv: json_flag().map(lambda j: Case(argv=argv + j, files=pair[1])))),
 }
 DOCUMENT_EXAMPLES = {"document-yaml": 30, "document-urls": 25, "document-tokens": 25, "document-fields": 15,
-                     "document-unreachable": 8, "document-client-conf-credentials": 8}
+                     "document-unreachable": 8, "document-client-conf-credentials": 4}
 
 
 @pytest.mark.parametrize("name", params(DOCUMENT_CLASSES, KNOWN))

@@ -37,7 +37,7 @@ from .test_fuzz_certificates import key_lines, material
 
 SETSID = shutil.which("setsid")
 SH = "/bin/sh"
-DEADLINE = 0.5  # timeout_s of every command here: short, so the run stays short; the rule is the same at 120 s
+DEADLINE = 0.3  # timeout_s of every command here: short, so the run stays short; the rule is the same at 120 s
 GRACE = 0.5  # fault_commands.KILL_GRACE_S in the child (5 s in a run): SIGKILL follows SIGTERM all the same
 SLACK = 3.0  # start-up, the /proc scans, a loaded machine
 UNKNOWN_BEARER = "FuzzBearerNobodyGave-5c1d2e9"  # a credential the deployment never named: masked by its shape

@@ -483,7 +483,7 @@ ISSUE_48_EXPLICIT = {
 @pytest.mark.parametrize("name", params(ISSUE_48_CLASSES, KNOWN))
 def test_non_boolean_conditions_and_traces_of_another_spec_are_bad_input(name):
     surface = "expressions" if name.startswith("expression") else "itf"
-    fuzz(ISSUE_48_CLASSES[name], surface, examples=10, explicit=ISSUE_48_EXPLICIT.get(name, ()))
+    fuzz(ISSUE_48_CLASSES[name], surface, examples=8, explicit=ISSUE_48_EXPLICIT.get(name, ()))
 
 
 def test_control_a_boolean_condition_that_is_a_number_later_is_searched_when_written_as_one():
