@@ -32,6 +32,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     # junit and allure (reports)
     "certify": ("pulsar", "spark", "reports"),
     "judge": ("pulsar", "spark", "reports"),  # judges a saved run again and writes a bundle like certify's
+    "explore": ("pulsar", "spark", "reports"),  # a live search: certify's child, its judges, Spark, its bundle
     "plan": ("pulsar",),  # reads the deployment's clusters over their admin API
     "up": ("pulsar",), "status": ("pulsar",), "down": ("pulsar",), "fault": ("pulsar",),
     "check-capture": ("spark",),

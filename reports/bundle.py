@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from pulsar_conformance import invocation
 from pulsar_conformance.output import progress
 from pulsar_conformance.protocols import protocol_options
 
@@ -28,6 +29,7 @@ from . import (
     identity,
     plots,
     product,
+    readable,
     report_view,
     timings,
     values,
@@ -135,7 +137,7 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     # last: the manifest must hash the files as they stay (redacted, pruned)
     sealed = archive.seal(out)
     progress(f"certify: archive {sealed['archive']} ({sealed['files']} files, SHA-256 manifest "
-             f"{archive.MANIFEST}; check it with: pulsar-conformance verify {sealed['archive']})")
+             f"{archive.MANIFEST}; check it with: {invocation.me()} verify {sealed['archive']})")
     return summary
 
 
@@ -309,5 +311,5 @@ def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(
         s=summary, rows=rows, groups=report_view.arrange(rows, summary.get("declared")),
         model_words=report_view.MODEL_WORDS, model_checks={c["check"] for c in checks if c.get("kind") == "model"},
         columns=columns, cells=cells, captures=captures, spec=spec, policy_values=policy_values,
-        failovers=failovers,
+        failovers=failovers, evidence_text=readable.evidence_text,
         failing=[c for c in summary["tests"] if c["outcome"] != "passed"])
