@@ -14,5 +14,8 @@
   release it runs and its jars from Maven Central; ``java_log``: its own log read (failed probes, switches);
 - ``credentials``: the PIP121-R06 scenarios (clusters with different token secrets);
 - ``record``: what the two live suites share (a scenario run with its recorder); ``conftest``: their deployment;
-- ``test_client_failover``, ``test_java_client_failover``: the live scenarios, Python and Java client.
+- ``test_client_failover``, ``test_java_client_failover``: the live scenarios, Python and Java client;
+- ``explore``: the live adapter of ``explore --live client-failover`` (the tester's faults on the clusters,
+  the Java client's switches observed); ``explore_judge``: the pure judge of an explored schedule (judge.py's
+  ``common``, the trace with the checks a fixed-rate client must have made) and its ``ExploredOutcome``.
 """
