@@ -20,6 +20,7 @@ from pulsar_conformance.spark_checks.session import shared_session
 from ..harness import evidence, sources
 from ..harness import outcome as saved
 from ..harness.recorder import Recorder
+from ..protocols.policy_sync.clusters import policy_sync_clusters  # noqa: F401 - a fixture: its three clusters
 from ..run import VerdictUnknown, catalog_requirements
 from . import results, settings
 from .machine import Explorer
@@ -99,3 +100,10 @@ def test_explore_tenant_migration(pulsar_deployment, certify_run, request):
     from ..protocols.tenant_migration import explore as adapter_module
 
     explore(adapter_module, pulsar_deployment, certify_run, request)
+
+
+@pytest.mark.policy_sync
+def test_explore_policy_sync(policy_sync_clusters, certify_run, request):  # noqa: F811 - a fixture argument
+    from ..protocols.policy_sync import explore as adapter_module
+
+    explore(adapter_module, policy_sync_clusters, certify_run, request)

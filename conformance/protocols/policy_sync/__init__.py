@@ -10,5 +10,8 @@
   prediction for the order that ran;
 - ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
   of each outcome type, as the live scenarios record them;
+- ``clusters``: the three clusters the live tests share (started, synced by the setting), a fixture;
+- ``explore``: the adapter of ``explore --live policy-sync`` (the spec's writes and deletes, held links,
+  clocks and restarts in generated schedules, judged by ``judge``);
 - ``test_policy_sync``: the live scenarios.
 """
