@@ -124,16 +124,25 @@ def _about_switch(event: Event, before: _State, config: FailoverConfig) -> list[
     return ["PIP121-R08"] if config.variant == "cpp" else ["PIP121-R03"]  # one secondary to another
 
 
+@dataclass(frozen=True)
+class About:
+    """What an observed step of the trace is about: the requirements its failure breaks, and for a check
+    that must have run, the gap it was counted in (from, to, how many, the cluster the client was on)."""
+
+    requirements: tuple[str, ...]
+    gap: tuple[int, int, int, str] | None = None
+
+
 def steps_of(events: list[Event], config: FailoverConfig, start_ns: int,
-             end_ns: int | None) -> tuple[list[Observed], list[list[str]]]:
+             end_ns: int | None) -> tuple[list[Observed], list[About]]:
     """The trace's observed steps (trace.observed_steps, with the checks that must have run between
-    them and up to ``end_ns``), and for each the requirements its failure would break."""
+    them and up to ``end_ns``), and what each is about."""
     ordered = sorted(events, key=lambda e: e.at_ns)
     base = trace.observed_steps(ordered, config, start_ns)
     states = _replayed(ordered, config)
     interval_s = config.interval_ms / 1000
     steps: list[Observed] = []
-    about: list[list[str]] = []
+    about: list[About] = []
 
     def must_have_checked(count: int, allowance: int, since_ns: int, until_ns: int, state: _State) -> None:
         """``count`` quiet checks (the first may follow ``allowance`` hidden ones: more checks may have run)."""
@@ -143,7 +152,8 @@ def steps_of(events: list[Event], config: FailoverConfig, start_ns: int,
                 note=(f"one of the {count} checks a client checking every {interval_s:g} s at a fixed rate made "
                       f"between +{(since_ns - start_ns) / S:.3f} s and +{(until_ns - start_ns) / S:.3f} s, "
                       f"on {state.current}, none of which switched")))
-            about.append(["PIP121-R01"] if state.current == config.primary else ["PIP121-R02"])
+            about.append(About(("PIP121-R01",) if state.current == config.primary else ("PIP121-R02",),
+                               (since_ns, until_ns, count, state.current)))
 
     previous = start_ns
     for i, (event, observed) in enumerate(zip(ordered, base, strict=True)):
@@ -153,7 +163,7 @@ def steps_of(events: list[Event], config: FailoverConfig, start_ns: int,
             must_have_checked(least, budget - least, previous, event.at_ns, states[i])
             observed = replace(observed, max_hidden=0)
         steps.append(observed)
-        about.append(_about_switch(event, states[i], config) if event.kind == "switch" else [])
+        about.append(About(tuple(_about_switch(event, states[i], config)) if event.kind == "switch" else ()))
         previous = event.at_ns
     if end_ns is not None and end_ns > previous:
         least = fewest_checks(end_ns - previous, config)
@@ -173,6 +183,24 @@ def validated(out: Outcome):
     result = projection.check(projection.Projected(trace.spec_for(out.config), steps, hidden=("tick",),
                                                    quiet=lambda before, after: before.current == after.current))
     return result, about, len(steps) - len(out.events)
+
+
+def checks_ran_late(out: Outcome, failed: About) -> str | None:
+    """Why a trace that failed at a check counted as made is not the client's failure, if its own log says
+    so: on a dead primary every check of the Java client logs a failed probe, so fewer logged failed probes
+    in that gap than checks counted there mean its checks ran later than a fixed rate (a starved JVM), and
+    the missing failover is not judged. None: nothing in the log says the count was wrong."""
+    if failed.gap is None or not (out.java or {}).get("failed_probes"):
+        return None
+    since, until, counted, on = failed.gap
+    if on != out.config.primary:
+        return None  # on a secondary the checks probe the primary, which answers: nothing is logged
+    logged = failover.failed_probes(out, on, since, until)
+    if len(logged) >= counted:
+        return None
+    return (f"the client logged {len(logged)} failed probe(s) of the dead {on} between "
+            f"+{(since - out.start_ns) / S:.3f} s and +{(until - out.start_ns) / S:.3f} s, where {counted} checks were "
+            f"counted as made: its checks ran late (a starved JVM), so the failover they would have made is not judged")
 
 
 # ------------------------------------------------------------------ which requirements the trace judges
@@ -247,18 +275,22 @@ def _judged(out: Outcome, prefix: str):
     if v is None:  # a provider moved the client: its switches have no fault behind them (trace.validation)
         yield from (failover.lost(out, prefix) if out.switches() else [])
         return
+    late = None
     if v.ok:
         requirements, left = reached(out)
     else:
-        requirements = (about[v.failed_step - 1] if v.failed_step and v.failed_step <= len(about) else []) \
-            or ["PIP121-R01"]
+        failed = about[v.failed_step - 1] if v.failed_step and v.failed_step <= len(about) else About(())
+        requirements = list(failed.requirements) or ["PIP121-R01"]
         left = (f"the trace judges {', '.join(requirements)}: the step it failed at is about "
                 f"{'them' if len(requirements) > 1 else 'it'}")
+        late = checks_ran_late(out, failed)
     rows = failover.common(replace(out, validation=v), prefix, requirements or ["PIP121-R01"])
     for r in rows:
         if r.check == f"{prefix}/trace":
             if not requirements:
                 continue  # no requirement's state reached: the trace passed, but judged nothing
+            if late:  # the client's own log shows fewer checks than were counted: the count is not Pulsar's failure
+                r.ok, r.evidence = None, f"not judged: {late}; {r.evidence}"
             if forced:
                 r.evidence += (f"; {forced} check(s) counted as made between the observations (a fixed-rate client "
                                f"every {out.config.interval_ms} ms, {SLACK_CHECKS} late checks allowed per gap)")
