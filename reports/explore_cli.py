@@ -22,7 +22,8 @@ from .cli import _protocol_options  # the same options certify takes
 from .profiles import PROFILES
 
 # the profiles with a live adapter, and the explore test of each (conformance/explore/test_explore_live.py)
-ADAPTERS = {"tenant-migration": "test_explore_tenant_migration", "policy-sync": "test_explore_policy_sync"}
+ADAPTERS = {"tenant-migration": "test_explore_tenant_migration", "policy-sync": "test_explore_policy_sync",
+            "client-failover": "test_explore_client_failover"}
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
 MAX_BUDGET_S = 24 * 3600
 

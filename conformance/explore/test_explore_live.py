@@ -107,3 +107,12 @@ def test_explore_policy_sync(policy_sync_clusters, certify_run, request):  # noq
     from ..protocols.policy_sync import explore as adapter_module
 
     explore(adapter_module, policy_sync_clusters, certify_run, request)
+
+
+@pytest.mark.client_failover
+def test_explore_client_failover(pulsar_deployment_factory, certify_run, request):
+    # the client-failover suites' primary and two secondaries (their package fixture is not seen from here)
+    from ..protocols.client_failover import explore as adapter_module
+
+    with adapter_module.deployment(pulsar_deployment_factory, certify_run) as clusters:
+        explore(adapter_module, clusters, certify_run, request)
