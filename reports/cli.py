@@ -54,7 +54,7 @@ def register(commands) -> None:
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "
                         "OUT/summary.json counts each requirement's verdicts (pass 2/3) and marks the intermittent ones")
-    p.add_argument("--matrix", default=None, metavar="AXIS=V1,V2",
+    p.add_argument("--matrix", default=None, action="append", metavar="AXIS=V1,V2",
                    help=_matrix_help())
     p.add_argument("--vendor", default=None, help="PRODUCT.yaml vendor (default from the deployment file)")
     p.add_argument("--product", default=None, metavar="NAME|FILE",
@@ -180,9 +180,10 @@ def require_tools(args) -> None:
 
     profile = get_profile(args.profile)
     releases = tuple(r for r in [args.pulsar_version] if r)
-    matrix = args.matrix or ""
-    if matrix.startswith("pulsar="):
-        releases += tuple(v.strip() for v in matrix.split("=", 1)[1].split(",") if v.strip())
+    # --matrix may be given more than once (action="append"): request.parse_matrix refuses that, after this
+    for matrix in args.matrix or ():
+        if matrix.startswith("pulsar="):
+            releases += tuple(v.strip() for v in matrix.split("=", 1)[1].split(",") if v.strip())
     for name in tools(profile, backend_of(args.deployment), releases, args.select):
         try:
             debian.require(name)

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit, progress
 
-from .cli import _protocol_options  # the same options certify takes
+from .cli import _protocol_options, require_tools  # the same options and checks certify has
 from .profiles import PROFILES
 
 # the profiles with a live adapter, and the explore test of each (conformance/explore/test_explore_live.py)
@@ -101,6 +101,7 @@ def explore_request(args):
                                       "allow_irreversible": False, "java_client_version": getattr(args, "java_client_version", None)})
     if args.out is None:
         certify_args.out = f"reports/explore-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile}"
+    require_tools(certify_args)  # the system tools the profile's selection needs, before anything starts
     request = certify_request(certify_args)
     return request, Request(profile, settings, replay.to_json() if replay else None, args.repeat)
 

@@ -69,7 +69,7 @@ def _verify(where: Path) -> Integrity:
         return integrity
     try:
         runs = (json.loads((where / "summary.json").read_text()).get("series") or {}).get("runs") or []
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError, AttributeError):  # bounded: untrusted input
         return integrity
     folders = [where / r["bundle"] for r in runs if isinstance(r, dict) and isinstance(r.get("bundle"), str)]
     if not folders or not all(f.is_dir() for f in folders):

@@ -27,14 +27,7 @@ from .values import (
 PROFILE_NAMES = list(PROFILES)
 TLS_MODES = ("off", "advertised", "on", "on-no-tls-url")
 # Known failures, by class: "<what> - owned by H?" (strict xfails: remove the line once fixed).
-KNOWN: dict[str, str] = {
-    "certify-matrix-twice": "reports/cli.py declares --matrix with argparse's default action, which keeps the last "
-                            "and drops the first: it must be action='append' (request.parse_matrix refuses a second) "
-                            "- owned by the lead (issue 48)",
-    "env-cache-is-a-file-up": "up (fixtures/cli.py _up, local and containers) must call "
-                              "pulsar_conformance.files.check_cache_dir() before launching: maven.stand_in_repo's mkdir "
-                              "raises NotADirectoryError (exit 70) - owned by the lead (issue 48)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _harmless():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 
 import pytest
 import yaml
@@ -31,6 +30,7 @@ from .cases import (
     json_flag,
     params,
 )
+from .material import closed_port
 from .values import (
     HOSTILE_TEXT,
     WORDS,
@@ -44,18 +44,6 @@ from .values import (
 
 KNOWN: dict[str, str] = {
 }
-
-_CLOSED: list[socket.socket] = []
-
-
-def closed_port() -> int:
-    """A loopback port bound by this process and never listening: a connection is refused at once."""
-    if not _CLOSED:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        _CLOSED.append(sock)
-    return _CLOSED[0].getsockname()[1]
-
 
 def _cluster(**changes) -> dict:
     port = closed_port()

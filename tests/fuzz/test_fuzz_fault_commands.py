@@ -33,7 +33,7 @@ from .cases import (
     _make_writable,
     session_root,
 )
-from .test_fuzz_certificates import key_lines, material
+from .material import key_lines, material
 
 SETSID = shutil.which("setsid")
 SH = "/bin/sh"

@@ -32,7 +32,7 @@ from .cases import (
     params,
     run_valid,
 )
-from .test_fuzz_deployments import closed_port
+from .material import closed_port
 
 KNOWN: dict[str, str] = {}
 EXIT_UNKNOWN = 2

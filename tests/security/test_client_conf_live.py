@@ -90,7 +90,9 @@ def test_clients_and_admin_work_through_the_client_conf(secured):
 def test_plan_reads_the_client_conf(secured, tmp_path):
     _, config, canary = secured
     done = _cli("plan", "--deployment", str(config), "--profile", "smoke", "--json", state_dir=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    # 2: some requirement would be unknown (the file declares no fault command for the cut GEO-R02 needs):
+    # this test is about reading the client.conf, which either answer shows
+    assert done.returncode in (0, 2), done.stdout + done.stderr[-3000:]
     json.loads(done.stdout)
     _assert_no_token(canary, done.stdout, done.stderr)
 
