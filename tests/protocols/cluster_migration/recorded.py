@@ -4,13 +4,17 @@ scenario's ``Outcome`` (recorded before outcome.json: rebuilt from its migration
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from pulsar_conformance.conformance.protocols.cluster_migration import judge
 from pulsar_conformance.conformance.protocols.cluster_migration.outcome import (
     CapturedRun,
+    NamespaceMigrationAnswer,
     Outcome,
     TopicOutcome,
+    TopicState,
+    load_run,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "migration" / "cluster-migration-3.13.0"
@@ -32,3 +36,22 @@ def outcome_of(run: CapturedRun, name: str = "cluster-migration") -> Outcome:
         topics[topic] = TopicOutcome(topic, *run.states[topic], place, producers, subs)
     return Outcome(name, run.run_dir, run.trigger_ns, topics, json.loads((DATA / "verdict.json").read_text()),
                    sub_types=dict(run.sub_types), blue_log=None, columns=run.columns)
+
+
+REDIRECT = ("INFO redirect migrated producer to topic persistent://mig/live/exclusive: "
+            "producerName = p-live-exclusive, ...")
+
+
+def cluster_level_outcome(tmp_path) -> Outcome:
+    """The recorded run as the cluster-level scenario's outcome, in ``tmp_path`` with its capture."""
+    shutil.copytree(DATA / "events", tmp_path / "events")
+    out = outcome_of(load_run(DATA))
+    out.run_dir, out.blue_log = tmp_path, REDIRECT
+    fresh = "persistent://mig/live/fresh"
+    out.facts.update(exclusive=EXCLUSIVE, fresh=fresh, namespace="mig/live", tls="")
+    out.states["fresh@blue"] = TopicState("blue", fresh, error="HTTP 404: Topic not found")
+    out.states["fresh@green"] = TopicState("green", fresh, {7}, "LedgerOpened", entries=40)
+    out.admin.update({"blue:migration": {"migrated": True}, "green:migration": {},
+                      "green:namespace": {"migrated": False}})
+    out.answers["loaded"] = NamespaceMigrationAnswer("mig/live", "loaded", True, None, "", "/admin/v2/namespaces/x")
+    return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pulsar_conformance.conformance.protocols.cluster_migration import judge
 
-from .test_outcome import _recorded
+from .recorded import cluster_level_outcome as _recorded
 
 CHECKS = ("cluster-migration/new-producer-via-blue", "cluster-migration/new-subscription-via-blue")
 

@@ -3,36 +3,21 @@ loaded by the harness (the capture's rows read back from the capture's own files
 from the loaded copy exactly as from the one rebuilt from the recording."""
 from __future__ import annotations
 
-import shutil
-
 from pulsar_conformance.conformance.harness import outcome as saved
 from pulsar_conformance.conformance.protocols.cluster_migration import judge
 from pulsar_conformance.conformance.protocols.cluster_migration.outcome import (
-    NamespaceMigrationAnswer,
     Outcome,
     TopicState,
-    load_run,
 )
 
-from .recorded import DATA, EXCLUSIVE, outcome_of
+from .recorded import EXCLUSIVE, cluster_level_outcome
 
 REDIRECT = ("INFO redirect migrated producer to topic persistent://mig/live/exclusive: "
             "producerName = p-live-exclusive, ...")
 
 
 def _recorded(tmp_path) -> Outcome:
-    """The recorded run as the cluster-level scenario's outcome, in ``tmp_path`` with its capture."""
-    shutil.copytree(DATA / "events", tmp_path / "events")
-    out = outcome_of(load_run(DATA))
-    out.run_dir, out.blue_log = tmp_path, REDIRECT
-    fresh = "persistent://mig/live/fresh"
-    out.facts.update(exclusive=EXCLUSIVE, fresh=fresh, namespace="mig/live", tls="")
-    out.states["fresh@blue"] = TopicState("blue", fresh, error="HTTP 404: Topic not found")
-    out.states["fresh@green"] = TopicState("green", fresh, {7}, "LedgerOpened", entries=40)
-    out.admin.update({"blue:migration": {"migrated": True}, "green:migration": {},
-                      "green:namespace": {"migrated": False}})
-    out.answers["loaded"] = NamespaceMigrationAnswer("mig/live", "loaded", True, None, "", "/admin/v2/namespaces/x")
-    return out
+    return cluster_level_outcome(tmp_path)
 
 
 def test_the_outcome_round_trips(tmp_path):
