@@ -40,8 +40,10 @@ def failing(recorded: list[dict]) -> list[str]:
 def explore(adapter_module, deployment, certify_run, request) -> None:
     asked = settings.read()
     checks = adapter_module.CHECKS
-    # the run's one Spark session, warmed while the first schedules run (its start takes most of a minute)
-    threading.Thread(target=shared_session, name="spark-warm-up", daemon=True).start()
+    # the run's one Spark session, warmed while the first schedules run (its start takes most of a minute), for the
+    # protocols whose outcome has a capture (``SPARK``; policy-sync's judge reads the clusters' values alone)
+    if adapter_module.SPARK:
+        threading.Thread(target=shared_session, name="spark-warm-up", daemon=True).start()
 
     def provisional(outcome, rows) -> list[str]:
         return failing(Recorder(certify_run, request, outcome, checks, dry=True).record(rows))
@@ -83,9 +85,10 @@ def judge_with_spark(explorer: Explorer, adapter_module, certify_run, request) -
         if run.outcome is None:
             continue
         out = run.outcome
-        verdict = evidence.spark_verdict(out.run_dir, out.columns)
-        out = dataclasses.replace(out, verdict=verdict)
-        saved.save(out, out.run_dir)
+        if adapter_module.SPARK:  # the protocol's outcome has a capture: Spark's verdict is the recorded one
+            verdict = evidence.spark_verdict(out.run_dir, out.columns)
+            out = dataclasses.replace(out, verdict=verdict)
+            saved.save(out, out.run_dir)
         recorded = Recorder(certify_run, request, out, adapter_module.CHECKS).record(adapter_module.JUDGE(out))
         every += recorded
         run.recorded_failures = failing(recorded)

@@ -119,7 +119,7 @@ def spec() -> PolicySync:
 
 
 # the saved outcome's judge (what the recorded verdicts come from) and its checks
-JUDGE, CHECKS = judge.judge, CHECKS
+JUDGE, CHECKS, SPARK = judge.judge, CHECKS, False  # no capture: the judge reads the clusters' values
 
 
 def closing_steps(active: frozenset) -> list[Step]:

@@ -9,85 +9,24 @@ https://github.com/apache/pulsar/blob/master/pip/pip-136.md; the rule as coded i
 """
 from __future__ import annotations
 
-import os
-import time
-import uuid
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
-
-from pulsar_conformance.fixtures.deploy import metadata_sync
-from pulsar_conformance.fixtures.deploy.admin import AdminError
-from pulsar_conformance.fixtures.deploy.clocks import ClocksUnavailable
 
 from ...harness import outcome as saved
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
 from . import judge, observe, scenario, trace
 from .checks import CHECKS
+from .clusters import CLUSTERS, three_clusters
 from .outcome import Outcome, Step
 
 pytestmark = [pytest.mark.policy_sync, pytest.mark.pulsar]
 
-CLUSTERS = ["alpha", "bravo", "charlie"]
 A, B, C = CLUSTERS
-
-
-@dataclass
-class Enabling:
-    """How the sync was switched on, with the before/after probe (PIP136-R07's evidence)."""
-
-    before: dict[str, bool]
-    after: dict[str, bool]
-    how: dict[str, str]
-    run_dir: Path
 
 
 @pytest.fixture(scope="module")
 def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
-    name = f"policy-sync-{os.getpid()}"
-    try:
-        deployment = pulsar_deployment_factory(CLUSTERS, name=name, metadata_sync="prepared", clock_control=True)
-    except ClocksUnavailable as error:  # scenarios that need a clock are then unknown, the rest still run
-        deployment = pulsar_deployment_factory(CLUSTERS, name=name, metadata_sync="prepared")
-        deployment.clock_problem = str(error)
-    deployment.enabling = _enable(deployment, certify_run.directory("captures", "enable"))
-    yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", "policy-sync"))
-
-
-def _sees(admin, tenant: str) -> bool:
-    try:
-        return tenant in (admin.tenants(timeout=5) or [])
-    except AdminError:
-        return False
-
-
-def _enable(deployment, run_dir: Path) -> Enabling:
-    """A tenant written at alpha before the setting reaches no one; one written after reaches all."""
-    if deployment.backend == "external":  # someone else's clusters: the sync must already be on
-        metadata_sync.verify_external(deployment)
-        return Enabling({}, {}, {}, run_dir)
-    first = f"before-{uuid.uuid4().hex[:6]}"
-    names = [deployment.clusters[c].name for c in CLUSTERS]  # roles here; Pulsar's names in the tenant
-    deployment.admin(A).put_tenant(first, names)
-    time.sleep(3)
-    before = {c: _sees(deployment.admin(c), first) for c in CLUSTERS[1:]}
-    how = metadata_sync.enable(deployment, CLUSTERS, restart=deployment.restart)
-    second = f"after-{uuid.uuid4().hex[:6]}"
-    deployment.admin(A).put_tenant(second, names)
-    deadline = time.monotonic() + 15
-    after = {}
-    while time.monotonic() < deadline:
-        after = {c: _sees(deployment.admin(c), second) for c in CLUSTERS[1:]}
-        if all(after.values()):
-            break
-        time.sleep(0.2)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return Enabling(before, after, how, run_dir)
+    yield from three_clusters(pulsar_deployment_factory, certify_run)  # the start the explore test shares
 
 
 def _need_clock(deployment) -> None:

@@ -70,8 +70,8 @@ def spec() -> TenantMigration:
     return TenantMigration("markdelete-only", MESSAGES=MESSAGES)
 
 
-# the saved outcome's judge (what the recorded verdicts come from) and its checks
-JUDGE, CHECKS = judge.judge, CHECKS
+# the saved outcome's judge (what the recorded verdicts come from) and its checks; its capture is checked by Spark
+JUDGE, CHECKS, SPARK = judge.judge, CHECKS, True
 
 
 class Adapter:
