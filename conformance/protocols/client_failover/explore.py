@@ -18,7 +18,8 @@ the URL provider's answer as a tester step) are not explored yet.
 probe fails) and ``come_up(c)`` (a start: the step ends when the port opens, as the probe first sees it,
 while the broker finishes starting behind it, so the next step is timed against the client, not against
 the broker's health check); a restart is a ``go_down`` and a ``come_up``, with what the schedule puts
-between them. Faults the spec does not model: ``pause-c``/``resume-c`` (SIGSTOP: the port stays open, the
+between them; the last cluster up is never killed (Adapter.allows: with all down nothing can be judged).
+Faults the spec does not model: ``pause-c``/``resume-c`` (SIGSTOP: the port stays open, the
 probe succeeds, nothing is served; a pause is held at most PAUSE_MAX_S, then the adapter resumes it, as a
 standalone paused much longer may lose its metadata session), ``wait-k`` (k checks of the client: 1, 3,
 and the probes failoverDelay and switchBackDelay take, 7 and 11), ``await-switch`` (until the client's
@@ -104,13 +105,13 @@ VOCABULARY = Vocabulary(
 OPERATIONS_NEED = ("kill", "start")
 
 
-def usable(capabilities: frozenset) -> Vocabulary:
+def usable(capabilities: frozenset, allows=_not_paused) -> Vocabulary:
     """What this deployment can perform: kill and start both or neither (a cluster killed must come back),
-    pause with resume only (a pause must end)."""
+    pause with resume only (a pause must end); ``allows``: the adapter's narrowing (Adapter.allows)."""
     kept = VOCABULARY.usable(capabilities)
     faults = tuple(f for f in kept.faults if not (f.name.startswith("pause-") and "resume" not in capabilities))
     operations = VOCABULARY.operations if set(OPERATIONS_NEED) <= capabilities else ()
-    return Vocabulary(operations, faults, kept.eventually, kept.visible, kept.allows)
+    return Vocabulary(operations, faults, kept.eventually, kept.visible, allows)
 
 
 def spec():
@@ -175,12 +176,32 @@ class Adapter:
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
         self.deployment, self.run_dir = deployment, run_dir
         self.spec = spec()
-        self.vocabulary = usable(capabilities)
+        self.vocabulary = usable(capabilities, allows=self.allows)
         self.paused: set[str] = set()  # clusters a session left paused (resumed before the next one)
+        self.live: Session | None = None  # the schedule under way
+
+    def allows(self, step: Step, active: frozenset, state=None) -> bool:
+        """The adapter's narrowing of what the spec enables: no kill or start of a paused cluster, and never
+        the last cluster up killed. With every cluster down no switch can be made or judged (the client has
+        nowhere to go), and Hypothesis's plainest schedule, the first choice at each step, was exactly that:
+        every cluster killed, then the primary started and killed again, each start ten seconds, nothing
+        judged. The clusters down are the spec state's (``state``, where the tracker gives it) or the live
+        schedule's, which took the same steps; a check on the model alone (a shrinking candidate) has
+        neither and does not narrow, so a candidate killing the last cluster is refused when it runs."""
+        if not _not_paused(step, active):
+            return False
+        if step.action != "go_down":
+            return True
+        if state is not None:
+            return sum(state.up) > 1
+        live = self.live
+        return live is None or len(live.down) < len(CLUSTERS) - 1
 
     def begin(self, name: str) -> Session:
+        self.live = None
         self.all_up()
-        return Session(self, name)
+        self.live = Session(self, name)
+        return self.live
 
     def all_up(self) -> None:
         """Every cluster up and not paused: what a schedule starts from. A session that could not heal what
@@ -459,5 +480,7 @@ class Session:
             self.stack.close()
         except Exception as error:  # noqa: BLE001 - the JVM or the capture: said
             problems.append(f"closing the client and the capture: {error}")
+        if self.adapter.live is self:
+            self.adapter.live = None
         if problems:
             progress(f"explore: schedule {self.name} could not heal everything: {'; '.join(problems)}")
