@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import datetime
 import functools
-import socket
 
-_CLOSED: list[socket.socket] = []
-
-
-def closed_port() -> int:
-    """A loopback port bound by this process and never listening: a connection is refused at once."""
-    if not _CLOSED:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        _CLOSED.append(sock)
-    return _CLOSED[0].getsockname()[1]
+from .loopback import closed_port  # noqa: F401 - the fuzz modules take it from here with the material
 
 
 @functools.cache

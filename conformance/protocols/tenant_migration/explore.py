@@ -28,7 +28,7 @@ from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.capture.schema import make_uid
 from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.spec.protocols.tenant_migration import SWITCHED, SYNCED, TenantMigration
-from pulsar_conformance.wait import wait_quiet, wait_until
+from pulsar_conformance.wait import wait_until
 
 from ...explore.model import Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
@@ -39,6 +39,7 @@ from . import judge, observe
 from .checks import CHECKS
 from .observe import SUBSCRIPTION
 from .outcome import Outcome, Plan
+from .scenario import drain
 
 PROTOCOL = "tenant-migration"
 MESSAGES = 4  # the spec's messages: four bursts
@@ -199,19 +200,10 @@ class Session:
         within(CLIENT_CALL_DEADLINE_S, "close the consumer on A", self.on_a.close)
         on_b = self.capture.consumer(self.adapter.client_b, self.topic, SUBSCRIPTION, name="c-b", cluster="green",
                                      **OPTIONS)
-        got = [0]
-
-        def one(_seconds) -> None:
-            try:
-                message = on_b.receive(500)
-            except pulsar.Timeout:
-                return
-            on_b.acknowledge(message)
-            got[0] += 1
-        drained = wait_quiet(lambda: got[0], quiet=DRAIN_QUIET_S, timeout=DRAIN_S, interval=0.5, pause=one)
+        got = drain(on_b, quiet=DRAIN_QUIET_S, timeout=DRAIN_S)
         within(CLIENT_CALL_DEADLINE_S, "close the consumer on B", on_b.close)
         self.b_positions = observe.stored_on(self.adapter.client_b, self.topic)
-        entry.said = f"B delivered {got[0]}" + ("" if drained else f", still delivering after {DRAIN_S:.0f} s")
+        entry.said = f"B delivered {got} (drained: nothing more for {DRAIN_QUIET_S:.0f} s, at most {DRAIN_S:.0f} s)"
 
     def _cut(self, step: Step, entry: Entry) -> None:
         self.adapter.deployment.cut("blue", "green", one_way=True)
