@@ -118,8 +118,8 @@ def spec():
     return trace.spec_for(CONFIG)
 
 
-# the saved outcome's judge (what the recorded verdicts come from) and its checks
-JUDGE, CHECKS = explore_judge.judge, CHECKS
+# the saved outcome's judge (what the recorded verdicts come from), its checks, and a capture Spark checks (R11)
+JUDGE, CHECKS, SPARK = explore_judge.judge, CHECKS, True
 
 
 @contextmanager

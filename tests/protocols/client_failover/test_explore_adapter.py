@@ -52,6 +52,7 @@ def test_the_adapter_explores_the_java_client_against_the_java_variant_of_its_sc
     spec = explore.spec()
     assert spec.variant == "java" and spec.CHECK_INTERVAL_MS == 500 and spec.FAILOVER_DELAY_MS == 2800
     assert explore.WAITS == (1, 3, 7, 11)  # a check, a few, and the probes each delay takes (F-121-3)
+    assert explore.SPARK is True and explore.JUDGE is explore_judge.judge  # a capture: Spark's verdict is recorded
 
 
 def test_the_steps_are_those_the_spec_enables_for_the_tester():
