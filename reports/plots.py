@@ -30,9 +30,14 @@ import re
 from html import escape
 from pathlib import Path
 
-W, H, LEFT, RIGHT, TOP, BOTTOM = 860, 240, 64, 190, 22, 34
+from . import placement, svg_labels
+
+W, H, LEFT, RIGHT, TOP, BOTTOM = 900, 240, 64, 220, 22, 34
+LEGEND_STEP = 17  # px between two lines of the legend on the right
 PALETTE = ["#1f5fbf", "#1e8a3c", "#a05a00", "#7a3fa0", "#b02a2a", "#0f7f86", "#555555"]
 FAULT_FILL = "#f6d3d3"
+FAULT_EDGE = "#d08a8a"
+MARK_ROW = 13  # px between two rows of fault letters and marker numbers (font 10)
 # A marker that starts a fault, and one that ends it, by the verb the scenarios use in their labels
 # (conformance/protocols/*/scenario.py: "replication cut", "primary killed", "A -> B held",
 # "s1 paused"; "replication healed", "primary started", "A -> B released", "s1 resumed"). The
@@ -62,13 +67,16 @@ def pictures(capture_dir: Path) -> dict:
     start, end = min(events["ts_ns"]), max(events["ts_ns"])
     faults, instants = fault_intervals(markers, start, end)
     frame = {"start": start, "seconds": max((end - start) / 1e9, 1.0), "faults": faults, "instants": instants}
-    figures = [latency_picture(events, frame), delivery_picture(events, frame), lag_picture(events, frame)]
+    # a cluster-migration capture: where each send was stored, which its cluster column does not say
+    stored_on = placement.stored_on(capture_dir) if "topic" in events else None
+    delivery = placed_delivery_picture(events, frame, stored_on) if stored_on else delivery_picture(events, frame)
+    figures = [latency_picture(events, frame), delivery, lag_picture(events, frame)]
     stored_path = capture_dir / STORED_FILE
     if stored_path.exists():
         figures.append(stored_picture(events, frame, json.loads(stored_path.read_text())))
     return {"figures": figures,
-            "faults": [{"label": f["label"], "from_s": (f["from"] - start) / 1e9, "to_s": (f["to"] - start) / 1e9}
-                       for f in faults],
+            "faults": [{"letter": f["letter"], "label": f["label"], "from_s": (f["from"] - start) / 1e9,
+                        "to_s": (f["to"] - start) / 1e9} for f in faults],
             "marks": [{"n": i + 1, "label": m.get("label", ""), "at_s": (m["ts_ns"] - start) / 1e9}
                       for i, m in enumerate(instants)]}
 
@@ -83,8 +91,11 @@ def read(capture_dir: Path) -> dict[str, list]:
         return {name: [] for name in names}
     import pyarrow.dataset as ds
 
-    table = ds.dataset(files, format="parquet").to_table(columns=list(names))
-    return {name: table[name].to_pylist() for name in names}
+    dataset = ds.dataset(files, format="parquet")
+    # topic and message id where the capture has them (every real one): what placing a send needs
+    wanted = [*names, *(n for n in ("topic", "msg_id") if n in dataset.schema.names)]
+    table = dataset.to_table(columns=wanted)
+    return {name: table[name].to_pylist() for name in wanted}
 
 
 def fault_intervals(markers: list[dict], start: int, end: int) -> tuple[list[dict], list[dict]]:
@@ -102,7 +113,39 @@ def fault_intervals(markers: list[dict], start: int, end: int) -> tuple[list[dic
         else:
             instants.append(m)
     faults += [{"from": m["ts_ns"], "to": max(end, m["ts_ns"]), "label": m["label"]} for m in open_.values()]
-    return sorted(faults, key=lambda f: f["from"]), instants
+    faults.sort(key=lambda f: f["from"])
+    for i, f in enumerate(faults):
+        f["letter"] = letter(i)  # what names the band in the pictures and in the legend below them
+    return faults, instants
+
+
+def letter(i: int) -> str:
+    """A, B, ..., Z, AA, AB, ...: the name of the i-th fault band."""
+    name = ""
+    i += 1
+    while i:
+        i, rest = divmod(i - 1, 26)
+        name = chr(ord("A") + rest) + name
+    return name
+
+
+def mark_labels(frame: dict, at, left: float, right: float, top: float) -> list[str]:
+    """The fault letters (at the start of their band) and the marker numbers (at their line) of
+    ``frame``, in rows so that none is drawn over another or past ``right`` (reports/svg_labels.py);
+    each says its whole label in a <title>, and the legend under the pictures says them all."""
+    labels = [(at(f["from"]), f["letter"], f["label"], "#a33") for f in frame["faults"]]
+    labels += [(at(m["ts_ns"]), str(i + 1), m.get("label", ""), "#666") for i, m in enumerate(frame["instants"])]
+    spots = svg_labels.stack([(x, svg_labels.text_width(text, 10)) for x, text, *_ in labels], left + 1, right - 1)
+    return [f'<text class="mark-label" x="{x0:.1f}" y="{top + 11 + MARK_ROW * row}" font-size="10" fill="{color}">'
+            f'<title>{escape(full)}</title>{text}</text>'
+            for (x0, row), (_, text, full, color) in zip(spots, labels, strict=True)]
+
+
+def legend_text(x: float, y: float, name: str, right: float) -> str:
+    """A legend line's name, cut to end before ``right`` (the whole name in its <title>)."""
+    shown = svg_labels.fit(name, right - x, 11)
+    title = f"<title>{escape(name)}</title>" if shown != name else ""
+    return f'<text class="legend" x="{x}" y="{y:.1f}" font-size="11">{title}{escape(shown)}</text>'
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -187,6 +230,61 @@ def delivery_picture(events: dict, frame: dict) -> dict:
                "messages delivered on each cluster (dashed), cumulative: " +
                "; ".join(f"{c}: " + ", ".join(([f"{len(by_cluster[c])} sent"] if c in by_cluster else [])
                                                 + [f"{len(delivered.get(c, {}))} delivered"]) for c in clusters) + ".")
+    return _figure("delivery", DELIVERY, chart(DELIVERY, series, frame, y_label="messages"), caption)
+
+
+def placed_delivery_picture(events: dict, frame: dict, stored: placement.Stored) -> dict:
+    """Sent vs delivered of a cluster-migration capture by the cluster that stored each send and the
+    cluster each delivery came from (reports/placement.py), not by the cluster the clients attached
+    through, which is blue for every row: the switch to green is the picture. Sends the placement
+    does not cover keep the cluster they went through, said as not placed."""
+    sent: dict[tuple[str, str], tuple[int, str]] = {}
+    delivered: dict[str, dict[tuple[str, str], int]] = {}
+    for ts, kind, cluster, topic, uid, msg_id in zip(events["ts_ns"], events["kind"], events["cluster"],
+                                                     events["topic"], events["uid"], events["msg_id"], strict=True):
+        if kind == "send_ok":
+            where = stored.send(topic, uid, cluster)
+            key = f"stored on {where}" if where else f"via {cluster or '?'}, not placed"
+            if (topic, uid) not in sent or ts < sent[(topic, uid)][0]:
+                sent[(topic, uid)] = (ts, key)
+        elif kind == "receive":
+            where = stored.receive(topic, uid, msg_id, cluster)
+            key = f"from {where}" if where else f"via {cluster or '?'}, not placed"
+            on = delivered.setdefault(key, {})
+            if (topic, uid) not in on or ts < on[(topic, uid)]:
+                on[(topic, uid)] = ts
+    by_key: dict[str, list[int]] = {}
+    for ts, key in sent.values():
+        by_key.setdefault(key, []).append(ts)
+    clusters = sorted({k.split(" ", 2)[-1] for k in by_key if k.startswith("stored on ")}
+                      | {k.split(" ", 1)[-1] for k in delivered if k.startswith("from ")})
+    series, said = [], []
+    for i, cluster in enumerate(clusters):
+        color = PALETTE[i % len(PALETTE)]
+        if f"stored on {cluster}" in by_key:
+            series.append((f"stored on {cluster}", color, "",
+                           _cumulative(by_key[f"stored on {cluster}"], frame["start"], frame["seconds"])))
+            said.append(f"{len(by_key[f'stored on {cluster}'])} stored on {cluster}")
+        if f"from {cluster}" in delivered:
+            series.append((f"delivered from {cluster}", color, "6,3",
+                           _cumulative(list(delivered[f"from {cluster}"].values()), frame["start"], frame["seconds"])))
+            said.append(f"{len(delivered[f'from {cluster}'])} delivered from {cluster}")
+    others = sorted({k for k in by_key if not k.startswith("stored on ")} | {k for k in delivered if not k.startswith("from ")})
+    for key in others:
+        if key in by_key:
+            series.append((f"sent {key}", PALETTE[-1], "", _cumulative(by_key[key], frame["start"], frame["seconds"])))
+            said.append(f"{len(by_key[key])} sent {key}")
+        if key in delivered:
+            series.append((f"delivered {key}", PALETTE[-1], "6,3",
+                           _cumulative(list(delivered[key].values()), frame["start"], frame["seconds"])))
+            said.append(f"{len(delivered[key])} delivered {key}")
+    if not series:
+        return _figure("delivery", DELIVERY, "", "", "the capture has no acknowledged send and no delivery")
+    unplaced = "".join(f"; {why}" for why in stored.unplaced)
+    caption = ("Distinct messages a broker acknowledged, by the cluster that stored them (solid), and distinct messages "
+               "delivered, by the cluster each delivery came from (dashed), cumulative: " + ", ".join(said) + ". Every "
+               f"client of the capture is attached through {placement.ATTACHED}, which is all its cluster column says; "
+               f"where each send was stored is from {stored.source}{unplaced}.")
     return _figure("delivery", DELIVERY, chart(DELIVERY, series, frame, y_label="messages"), caption)
 
 
@@ -307,28 +405,35 @@ def chart(title: str, series: list[tuple[str, str, str, list[tuple[float, float]
     def at(ns: int) -> float:
         return x((ns - frame["start"]) / 1e9)
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
-             f'role="img"><title>{escape(title)}</title>',
+    rows = len(series) + (1 if frame["faults"] else 0)
+    legend_step = LEGEND_STEP if TOP + 10 + LEGEND_STEP * (rows - 1) + 4 <= H else max(13.0, (H - TOP - 14) / max(rows - 1, 1))
+    height = max(H, math.ceil(TOP + 10 + legend_step * (rows - 1) + 4))  # a long legend makes the picture taller
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox="0 0 {W} {height}" width="{W}" '
+             f'height="{height}" role="img"><title>{escape(title)}</title>',
              f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="#fafafa" stroke="#ccc"/>']
     for f in frame["faults"]:
-        parts.append(f'<rect class="fault" x="{at(f["from"]):.1f}" y="{TOP}" width="{max(1.5, at(f["to"]) - at(f["from"])):.1f}" '
-                     f'height="{ph}" fill="{FAULT_FILL}" fill-opacity="0.8"><title>fault: {escape(f["label"])}</title></rect>')
+        # each band's edges drawn, so faults that overlap stay apart where they begin and end
+        x0, x1 = at(f["from"]), at(f["from"]) + max(1.5, at(f["to"]) - at(f["from"]))
+        parts.append(f'<rect class="fault" x="{x0:.1f}" y="{TOP}" width="{x1 - x0:.1f}" height="{ph}" fill="{FAULT_FILL}" '
+                     f'fill-opacity="0.6"><title>fault {f.get("letter", "")}: {escape(f["label"])}</title></rect>'
+                     f'<line x1="{x0:.1f}" y1="{TOP}" x2="{x0:.1f}" y2="{TOP + ph}" stroke="{FAULT_EDGE}"/>'
+                     f'<line x1="{x1:.1f}" y1="{TOP}" x2="{x1:.1f}" y2="{TOP + ph}" stroke="{FAULT_EDGE}" '
+                     'stroke-dasharray="1,2"/>')
     for t in ticks:
         label = _ms(t).replace(".0 ", " ") if log else f"{t:.0f}"
         parts.append(f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{LEFT + pw}" y2="{y(t):.1f}" stroke="#eee"/>'
                      f'<text x="{LEFT - 6}" y="{y(t) + 4:.1f}" text-anchor="end" font-size="11">{label}</text>')
-    parts.append(f'<text x="{LEFT - 6}" y="{TOP - 8}" text-anchor="end" font-size="10">{escape(y_label)}'
+    # above the top tick's label, not on it
+    parts.append(f'<text x="{LEFT - 6}" y="{TOP - 10}" text-anchor="end" font-size="10">{escape(y_label)}'
                  f'{" (log)" if log else ""}</text>')
-    step = max(1, round(seconds / 8))
-    for s in range(0, int(seconds) + 1, step):
-        parts.append(f'<text x="{x(s):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle" font-size="11">{s}s</text>')
-    for i, m in enumerate(frame["instants"]):
+    tick = max(1, round(seconds / 8))
+    for s in range(0, int(seconds) + 1, tick):
+        parts.append(f'<text x="{x(s):.1f}" y="{H - BOTTOM + 18}" text-anchor="middle" font-size="11">{s}s</text>')
+    for m in frame["instants"]:
         mx = at(m["ts_ns"])
         parts.append(f'<line class="marker" x1="{mx:.1f}" y1="{TOP}" x2="{mx:.1f}" y2="{TOP + ph}" stroke="#888" '
                      f'stroke-dasharray="3,3"><title>{escape(m.get("label", ""))}</title></line>')
-        right = mx > LEFT + pw - 12  # near the right edge the number goes left of its line
-        parts.append(f'<text x="{mx + (-3 if right else 3):.1f}" y="{TOP + 11 + 12 * (i % 3)}" font-size="10" '
-                     f'fill="#666" text-anchor="{"end" if right else "start"}">{i + 1}</text>')
+    parts += mark_labels(frame, at, LEFT, LEFT + pw, TOP)
     for i, (name, color, dash, points) in enumerate(series):
         # a second without a value breaks the line: nothing was measured there, so nothing is drawn
         runs: list[list[tuple[float, float]]] = []
@@ -344,12 +449,12 @@ def chart(title: str, series: list[tuple[str, str, str, list[tuple[float, float]
         if d:
             parts.append(f'<g class="series"><title>{escape(name)}</title><path d="{d}" fill="none" stroke="{color}" '
                          f'stroke-width="1.8"{dashed}/>{dots}</g>')
-        ly = TOP + 10 + 17 * i
-        parts.append(f'<line x1="{W - RIGHT + 12}" y1="{ly - 4}" x2="{W - RIGHT + 36}" y2="{ly - 4}" stroke="{color}" '
-                     f'stroke-width="2"{dashed}/><text x="{W - RIGHT + 42}" y="{ly}" font-size="11">{escape(name)}</text>')
+        ly = TOP + 10 + legend_step * i
+        parts.append(f'<line x1="{W - RIGHT + 12}" y1="{ly - 4:.1f}" x2="{W - RIGHT + 36}" y2="{ly - 4:.1f}" '
+                     f'stroke="{color}" stroke-width="2"{dashed}/>' + legend_text(W - RIGHT + 42, ly, name, W - 4))
     if frame["faults"]:
-        ly = TOP + 10 + 17 * len(series)
-        parts.append(f'<rect x="{W - RIGHT + 12}" y="{ly - 10}" width="24" height="10" fill="{FAULT_FILL}"/>'
-                     f'<text x="{W - RIGHT + 42}" y="{ly}" font-size="11">fault</text>')
+        ly = TOP + 10 + legend_step * len(series)
+        parts.append(f'<rect x="{W - RIGHT + 12}" y="{ly - 10:.1f}" width="24" height="10" fill="{FAULT_FILL}"/>'
+                     + legend_text(W - RIGHT + 42, ly, "fault (lettered)", W - 4))
     parts.append("</svg>")
     return "".join(parts)

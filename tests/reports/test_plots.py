@@ -72,7 +72,7 @@ def test_a_geo_capture_draws_latency_delivery_and_the_link_with_the_cut_shaded(t
     assert [f["title"] for f in found["figures"]] == [plots.LATENCY, plots.DELIVERY, plots.LAG]
     assert all(f["svg"].startswith("<svg") and not f["why"] for f in found["figures"])
     assert all(f["svg"].count('class="fault"') == 1 for f in found["figures"])
-    assert found["faults"] == [{"label": "replication cut blue<->green … replication healed",
+    assert found["faults"] == [{"letter": "A", "label": "replication cut blue<->green … replication healed",
                                 "from_s": 0.2, "to_s": 0.5}]  # seconds from the first event (T0 + 0.1 s)
     assert "10 acknowledgements over 1 subscription(s); worst 5.0 ms" in latency["caption"]
     assert "blue: 11 sent, 10 delivered; green: 9 delivered" in delivery["caption"]
@@ -123,8 +123,75 @@ def test_what_the_target_holds_is_drawn_against_the_sends_where_the_scenario_rea
     assert stored["title"] == plots.STORED and stored["svg"].startswith("<svg") and not stored["why"]
     assert "4 of the 8 sent via blue are on green; the 4 missing were sent between +1.0 s and +4.0 s" in stored["caption"]
     assert re.findall(r'<g class="series"><title>([^<]+)</title>', stored["svg"]) == ["sent via blue", "of them on green"]
-    assert found["faults"] == [{"label": "A -> B cut: B unreachable from A … A -> B healed: B reachable again after 4.0 s",
+    assert found["faults"] == [{"letter": "A",
+                                "label": "A -> B cut: B unreachable from A … A -> B healed: B reachable again after 4.0 s",
                                 "from_s": 1.0, "to_s": 5.0}]
     # sends only through the target itself: nothing to compare, said instead of drawn
     (capture / plots.STORED_FILE).write_text(json.dumps({"cluster": "blue", "uids": []}))
     assert "no send went through a cluster other than blue" in plots.pictures(capture)["figures"][-1]["why"]
+
+
+def _boxes(svg: str) -> list[tuple[str, float, float, float]]:
+    """(text, left, right, baseline) of each fault letter and marker number, by the estimate the layout uses."""
+    from pulsar_conformance.reports.svg_labels import text_width
+
+    return [(t, float(x), float(x) + text_width(t, 10), float(y)) for x, y, t in
+            re.findall(r'<text class="mark-label" x="([\d.]+)" y="([\d.]+)"[^>]*><title>[^<]*</title>([^<]+)</text>', svg)]
+
+
+def test_close_marks_and_faults_get_rows_of_their_own_and_stay_inside_the_plot():
+    """Four markers in one second and two faults starting there (the java-stale-failure scenario kills
+    and restarts clusters milliseconds apart): the numbers were staggered over three rows, so the
+    first and the fourth were drawn on one another, and a fault's band had no name at all."""
+    frame = {"start": T0, "seconds": 20.0,
+             "faults": [{"from": T0 + 5 * S, "to": T0 + 9 * S, "label": "primary killed … primary started", "letter": "A"},
+                        {"from": T0 + 5 * S + MS, "to": T0 + 20 * S, "label": "s1 killed", "letter": "B"}],
+             "instants": [{"ts_ns": T0 + 5 * S + i * MS, "label": f"step {i}"} for i in range(4)]
+             + [{"ts_ns": T0 + 20 * S, "label": "producers stop"}]}
+    svg = plots.chart("t", [("s", "#000", "", [(0.5, 1.0)])], frame, y_label="messages")
+    boxes = _boxes(svg)
+    assert sorted(t for t, *_ in boxes) == ["1", "2", "3", "4", "5", "A", "B"]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            apart = a[3] != b[3] or a[2] <= b[1] or b[2] <= a[1]
+            assert apart, (a, b)
+    right = plots.W - plots.RIGHT
+    assert all(plots.LEFT <= left and end <= right for _, left, end, _ in boxes), boxes  # "5" at the edge too
+    assert '<title>fault A: primary killed … primary started</title>' in svg
+
+
+def test_a_legend_name_too_long_for_its_column_is_cut_and_said_whole_in_its_title():
+    frame = {"start": T0, "seconds": 10.0, "faults": [], "instants": []}
+    name = "persistent://tenant/namespace/a-topic-with-a-long-name p99"
+    svg = plots.chart("t", [(name, "#000", "", [(0.5, 1.0)])], frame, y_label="ms")
+    shown = re.search(r'<text class="legend"[^>]*><title>([^<]+)</title>([^<]+)</text>', svg)
+    assert shown.group(1) == name and shown.group(2).endswith("…") and len(shown.group(2)) < len(name)
+    from pulsar_conformance.reports.svg_labels import text_width
+
+    assert plots.W - plots.RIGHT + 42 + text_width(shown.group(2), 11) <= plots.W
+
+
+def test_labels_are_stacked_in_rows_left_to_right_and_pushed_back_from_the_edge():
+    from pulsar_conformance.reports.svg_labels import fit, stack, text_width
+
+    assert stack([(10, 5), (11, 5), (30, 5), (98, 10)], 0, 100) == [(13, 0), (14, 1), (33, 0), (85, 0)]
+    assert stack([(0, 20)], 5, 100) == [(5, 0)]  # never left of the plot
+    assert fit("short", 100, 11) == "short" and text_width(fit("x" * 80, 100, 11), 11) <= 100
+
+
+def test_the_timeline_numbers_its_markers_and_draws_none_past_its_edge(tmp_path):
+    """The timeline printed each marker's whole label at its line: two markers 5 ms apart overprinted,
+    and a label near the end ran past the picture (java-stale-failure, stranded-restart)."""
+    from pulsar_conformance.reports import timeline
+
+    rows = [{"ts_ns": T0 + i * 100 * MS, "kind": "send_ok", "cluster": "blue", "uid": f"p/{i}"} for i in range(100)]
+    markers = [{"ts_ns": T0 + 3 * S, "label": "s1 started; its port opened +7 ms after the last refusal"},
+               {"ts_ns": T0 + 3 * S + 5 * MS, "label": "s2 killed (SIGKILL)"},
+               {"ts_ns": T0 + 9 * S + 900 * MS, "label": "parked closed with 207 in backlog on blue; blue restarted"}]
+    svg = timeline.svg(_capture(tmp_path, rows, markers))
+    texts = re.findall(r"<text[^>]*>(?:<title>[^<]*</title>)?([^<]*)</text>", svg)
+    assert not [m["label"] for m in markers if m["label"] in texts]
+    boxes = _boxes(svg)
+    assert sorted(t for t, *_ in boxes) == ["1", "2", "A"]  # s2's kill is a fault, the others are steps
+    assert all(end <= timeline.W - timeline.RIGHT for *_, end, _ in boxes)
+    assert len({(round(left), y) for _, left, _, y in boxes}) == 3 and len({y for *_, y in boxes}) >= 2
