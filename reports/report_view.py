@@ -1,7 +1,10 @@
 """The report's order of requirement rows: what the profile certifies first, then what was checked
 anyway, and the rows this profile did not run folded away (issue 34: the smoke report opened with 49
-"not run" rows before the two it certified). One concern: arranging rows; the rows themselves come
-from reports/verdicts.requirement_rows, and the page from templates/report.html.j2."""
+"not run" rows before the two it certified); and each row's checks grouped by scenario for the
+coverage section, which is a matrix only while its columns fit a 1,280 px window (issue 51: a run's
+59 checks made a matrix 3,700 px wide whose right columns a reader never saw). One concern:
+arranging rows; the rows themselves come from reports/verdicts.requirement_rows, and the page from
+templates/report.html.j2."""
 from __future__ import annotations
 
 from .verdicts import ORDER
@@ -12,18 +15,48 @@ MODEL_WORDS = {"pass": "holds", "fail": "violated", "unknown": "undecided", "not
                "differs": "differs"}
 
 
+# The coverage section is a matrix up to this many check columns and a list per requirement beyond:
+# a column holds a verdict pill up to "not applicable" wide (about 115 px with its padding), so 8 of
+# them and the requirement column fit the page's 1,232 px at a 1,280 px window.
+MATRIX_COLUMNS = 8
+
+
 def arrange(rows: list[dict], declared=None) -> dict:
     """``certified``: the requirements the profile certifies (``declared``; catalog order), whatever
     their verdict, so one that got none is seen; ``checked``: others a check judged on the deployment;
     ``folded``: the rest (not run in this profile, or uncovered). Without ``declared`` (a summary
-    older than the field) every row with an observed verdict counts as certified."""
+    older than the field) every row with an observed verdict counts as certified. Each row is a copy
+    with ``coverage``: its checks by scenario (``coverage``), for the coverage list."""
     if declared is None:
         declared = [r["id"] for r in rows if r["verdict"] in ORDER]
     wanted = set(declared)
-    certified = [r for r in rows if r["id"] in wanted]
-    checked = [r for r in rows if r["id"] not in wanted and r["verdict"] in ORDER]
-    folded = [r for r in rows if r["id"] not in wanted and r["verdict"] not in ORDER]
-    return {"certified": certified, "checked": checked, "folded": folded, "scope": scope(rows, declared)}
+    # copies: the rows are the summary's too, which must not gain the page's fields
+    viewed = [dict(r, coverage=coverage(r.get("checks") or ())) for r in rows]
+    certified = [r for r in viewed if r["id"] in wanted]
+    checked = [r for r in viewed if r["id"] not in wanted and r["verdict"] in ORDER]
+    folded = [r for r in viewed if r["id"] not in wanted and r["verdict"] not in ORDER]
+    return {"certified": certified, "checked": checked, "folded": folded, "scope": scope(rows, declared),
+            "matrix_columns": MATRIX_COLUMNS}
+
+
+def scenario_of(check: str) -> tuple[str, str]:
+    """(group, the rest of the name) of a check id: ``cluster-migration-java/exclusive/fast/trace`` is
+    (``cluster-migration-java``, ``exclusive/fast/trace``); a model check ``spec:cluster-migration[base]``
+    is (``spec``, ``cluster-migration[base]``); a name without a ``/`` is its own group."""
+    if check.startswith("spec:"):
+        return "spec", check[len("spec:"):]
+    head, _, rest = check.partition("/")
+    return head, rest or head
+
+
+def coverage(checks) -> list[dict]:
+    """``[{"scenario", "checks": [{"id", "name"}]}]``: ``checks`` by the scenario their id names, in
+    the order of their ids (sorted), every check once."""
+    groups: dict[str, list[dict]] = {}
+    for check in sorted(set(checks)):
+        group, name = scenario_of(check)
+        groups.setdefault(group, []).append({"id": check, "name": name})
+    return [{"scenario": g, "checks": c} for g, c in groups.items()]
 
 
 def scope(rows: list[dict], declared=None) -> dict:
