@@ -156,6 +156,7 @@ def missing_module(error: ModuleNotFoundError, command: str) -> UsageError | Non
 
 def _from_checkout() -> list[tuple[str, tuple[str, ...]]]:
     """requirements/<extra>.txt of the checkout this module runs from (uninstalled: no metadata)."""
+    # lazy: start-up: the extras check runs before every command; only this branch needs it
     from pathlib import Path
 
     folder = Path(__file__).resolve().parent.parent / "requirements"

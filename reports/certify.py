@@ -126,6 +126,7 @@ def _text(summary: dict, out: Path) -> str:
     """The run's last lines: what it certified out of the catalog, why this verdict, where the report is,
     and the commands to read the bundle, spelled as the program that is running (invocation.me: after
     the README's set-up `.venv/bin/pulsar-conformance`, which a bare `pulsar-conformance` was not)."""
+    # lazy: start-up: the verdict line's words, read once at the end of a run
     from .report_view import scope, scope_line
 
     rows = [r for r in summary.get("requirements") or [] if isinstance(r, dict)]

@@ -174,9 +174,10 @@ def require_tools(args) -> None:
     """Every system tool the profile runs on its backend present, before anything starts: exit 64 with the
     fix (pulsar-conformance setup --yes FEATURE) otherwise. The smoke run without Go once ran minutes
     and ended UNKNOWN when PIP-454's scenario came to build Oxia."""
+    # lazy: start-up: the tool check reads the distribution's packages only for certify
     from pulsar_conformance import debian
 
-    from .profiles import get_profile, tools
+    from .profiles import get_profile, tools  # lazy: start-up, as above
 
     profile = get_profile(args.profile)
     releases = tuple(r for r in [args.pulsar_version] if r)

@@ -82,6 +82,8 @@ def explore_request(args):
     from pulsar_conformance.conformance.explore import schedule as schedules
     from pulsar_conformance.conformance.explore.machine import Settings
     from pulsar_conformance.conformance.explore.settings import Request
+
+    # lazy: start-up, as certify's handler
     from pulsar_conformance.reports.request import certify_request
 
     replay = schedules.read(args.replay, args.profile) if args.replay else None
@@ -117,6 +119,8 @@ def exit_code(summary: dict) -> int:
 def _explore(args: argparse.Namespace) -> int:
     # lazy: start-up, as certify's handler
     from pulsar_conformance.conformance.explore.settings import ENV, write
+
+    # lazy: start-up, as certify's handler
     from pulsar_conformance.reports.certify import certify_once
 
     request, asked = explore_request(args)

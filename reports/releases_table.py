@@ -720,6 +720,7 @@ def relink(folder: Path, today: str | None = None) -> dict:
                        "folder": os.path.relpath(folder.resolve(), _checkout().resolve())
                        if folder.resolve().is_relative_to(_checkout().resolve()) else folder.name,
                        "generated": f" (generated {stamp.group(1)})" if stamp else ""}
+    # lazy: start-up: the table's own command
     from .verdicts import load_requirements
 
     texts = {r.id: r.text for r in load_requirements()}  # the rows' tooltips: the table keeps no text
@@ -742,6 +743,7 @@ def relink(folder: Path, today: str | None = None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m pulsar_conformance.reports.releases_table --relink FOLDER...``: re-link kept tables (see relink)."""
+    # lazy: start-up: the module's command line alone
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m pulsar_conformance.reports.releases_table")

@@ -117,6 +117,7 @@ def _hypothesis_home(handler, *, runs_hypothesis: bool):
     A user's own HYPOTHESIS_STORAGE_DIRECTORY is kept; what was set is restored afterwards (the command may
     run inside another process, a test's)."""
     def run(args) -> int:
+        # lazy: start-up: spec's commands register at every CLI start; only the Hypothesis runs need the cache
         from pulsar_conformance.files import cache_dir, check_cache_dir
 
         before = os.environ.get(STORAGE_ENV)
@@ -284,9 +285,10 @@ def _predicate(spec, expression: str, option: str):
     ``'s1'`` or ``up`` (a map) used to be taken for true and ``0`` for false (exit 0 or 1, a verdict on
     no condition); a value that is not True or False is bad input, on the initial state at once, on a
     later state when the search gets there."""
+    # lazy: start-up: only --reach/--until compile an expression
     from .core.expression import compile_expression, shown
     from .core.interpreter import initial_state
-    from .core.view import readable
+    from .core.view import readable  # lazy: start-up, as above
 
     try:
         predicate(spec, expression)  # the language, and a failure on the initial state, say it first
@@ -578,6 +580,8 @@ def _check_trace_of(spec, doc: dict, meta: dict, file: str) -> None:
     used to answer REJECTED (exit 1), a verdict on a trace it never could have accepted. What is left to
     replay judges: the first state and each step (REJECTED is then the spec's answer, exit 1)."""
     from .core.itf import decode_value
+
+    # lazy: a cycle: the registry imports the protocols' descriptors, which import this module's helpers
     from .registry import SPECS
 
     named = meta.get("spec")
