@@ -152,3 +152,27 @@ def test_a_schedule_file_is_checked_before_anything_starts(tmp_path):
         bad.write_text(text)
         with pytest.raises(UsageError, match=problem):
             read(bad)
+
+
+class _TwoDefects(_Adapter):
+    """Two planted defects of different signatures: the plainest one (an unload of B anywhere) and the cut one."""
+
+    def begin(self, name):
+        session = _Session(True)
+        judge_one = session.judge
+
+        def judge(schedule):
+            _, rows = judge_one(schedule)
+            unloaded = any(s.action == "unload-b" for s in schedule.steps)
+            return None, rows + [row(f"tenant-migration/{schedule.name}/trace", not unloaded, "unloaded B",
+                                     requirements=["TM-R02"])]
+        session.judge = judge
+        self.sessions.append(session)
+        return session
+
+
+def test_a_failure_already_shrunk_does_not_stop_the_search_finding_another():
+    explorer = Explorer(_TwoDefects(), Settings(budget_s=4.0, max_steps=12, seed=1, shrink_share=1.0), _failing)
+    found = explorer.explore()
+    signatures = {r.signature() for r in found}
+    assert len(found) == len(signatures) >= 2, [sorted(s) for s in signatures]
