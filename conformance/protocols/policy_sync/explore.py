@@ -210,7 +210,7 @@ class Session:
         self.policy.create(d.admin(first), list(self.names.values()), [self.names[first]])
         for cluster in adapter.clusters:  # the namespace itself reaches every cluster through the sync
             admin = d.admin(cluster)
-            wait_until(lambda a=admin: _exists(a, self.policy), timeout=30, interval=0.1,
+            wait_until(lambda a=admin: scenario.exists(a, self.policy), timeout=30, interval=0.1,
                        what=f"namespace {self.policy.name} synced to {cluster}")
         self.line.mark(f"namespace {self.policy.name} on every cluster, replicated to {first}; "
                        f"pending before it {self.baseline}")
@@ -389,9 +389,3 @@ class Session:
         self.runner.unwind()
 
 
-def _exists(admin, policy: observe.Policy) -> bool:
-    try:
-        admin.request("GET", policy.rest, timeout=5)
-        return True
-    except AdminError:
-        return False

@@ -183,7 +183,7 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
     policy.create(deployment.admin(clusters[0]), names, names[:1] if replicated_to_first else None)
     for cluster in clusters:  # the namespace itself reaches every cluster through the sync
         admin = deployment.admin(cluster)
-        wait_until(lambda a=admin: _exists(a, policy), timeout=30, interval=0.1,
+        wait_until(lambda a=admin: exists(a, policy), timeout=30, interval=0.1,
                    what=f"namespace {policy.tenant}/{policy.namespace} synced to {cluster}")
     line.mark(f"namespace {policy.tenant}/{policy.namespace} on every cluster")
     try:
@@ -215,7 +215,8 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
     return out
 
 
-def _exists(admin, policy: observe.Policy) -> bool:
+def exists(admin, policy: observe.Policy) -> bool:
+    """Whether ``policy`` can be read at ``admin``'s cluster (the scenarios and the explore adapter wait for it)."""
     try:
         admin.request("GET", policy.rest, timeout=5)
         return True
