@@ -119,6 +119,8 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         "anomalies": {c["name"]: c["verdict"] for c in captures},
         "spec": spec,
         "timings": timings.breakdown(out),  # where the time went (reports/timings.py)
+        # an exploration (explore --live): its schedules, candidates with their replay counts, coverage
+        "explore": _explore_digest(out),
         "cleanup": cleanup_digest(out),  # an external deployment: what the run left on the clusters
         "bundle": {"archive": archive.archive_path(out).name, "manifest": archive.MANIFEST, "left_out": left_out},
     }
@@ -139,6 +141,28 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
     progress(f"certify: archive {sealed['archive']} ({sealed['files']} files, SHA-256 manifest "
              f"{archive.MANIFEST}; check it with: {invocation.me()} verify {sealed['archive']})")
     return summary
+
+
+def _explore_digest(out: Path) -> dict | None:
+    """What explore.json says, for the report's exploration section (None: not an exploration). A generated
+    failure is a candidate until its smallest schedule fails again on replay and the source explains it: the
+    report says each one's replay count beside the requirement verdicts it gave."""
+    path = out / "explore.json"
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"error": "explore.json is not readable"}
+    keys = ("protocol", "schedules", "steps", "seconds", "schedules_per_minute", "steps_per_minute", "verdicts",
+            "candidates", "faults_not_generated", "engines_disagree")
+    cov = doc.get("coverage") or {}
+    return {**{k: doc.get(k) for k in keys},
+            "coverage": {"actions_run": len(cov.get("actions") or {}) - len(cov.get("actions_never_run") or []),
+                         "actions": len(cov.get("actions") or {}), "pairs": len(cov.get("pairs") or {}),
+                         "pairs_possible": cov.get("pairs_possible"),
+                         "states": cov.get("abstract_states_reached"), "spec_states": cov.get("abstract_states_of_spec"),
+                         "never_run": cov.get("actions_never_run") or []}}
 
 
 def cleanup_digest(out: Path) -> dict | None:
@@ -311,5 +335,5 @@ def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(
         s=summary, rows=rows, groups=report_view.arrange(rows, summary.get("declared")),
         model_words=report_view.MODEL_WORDS, model_checks={c["check"] for c in checks if c.get("kind") == "model"},
         columns=columns, cells=cells, captures=captures, spec=spec, policy_values=policy_values,
-        failovers=failovers, evidence_text=readable.evidence_text,
+        failovers=failovers, evidence_text=readable.evidence_text, evidence_split=report_view.evidence_split,
         failing=[c for c in summary["tests"] if c["outcome"] != "passed"])

@@ -522,7 +522,7 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
     new.update(verdict=verdict, reasons=[*reasons, note], requirements=rows, checks=checks, tests=tests["cases"],
                counts={"requirements": bundle._count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"},
                        "failing": failing},
-               rejudged=record)
+               rejudged=record, explore=bundle._explore_digest(staging))
     new["bundle"] = {**(summary.get("bundle") or {}), "archive": archive.archive_path(target).name,
                      "manifest": archive.MANIFEST}
     _write(staging, new, rows, checks, tests)

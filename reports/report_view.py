@@ -104,3 +104,16 @@ def scope_line(verdict: str, rows: list[dict], declared=None, deployment: str | 
         parts.append(f"{len(sc['unsettled'])} neither passed nor failed: {', '.join(sc['unsettled'])}")
     return (f"{verdict.upper()}: {len(sc['certified'])} of the catalog's {sc['catalog']} requirements certified"
             f"{where} ({'; '.join(parts)})")
+
+
+EVIDENCE_SHOWN = 12  # a requirement judged by many checks (an exploration's schedules) folds the rest
+
+
+def evidence_split(evidence: list[str], limit: int = EVIDENCE_SHOWN) -> tuple[list[str], list[str]]:
+    """(shown, folded) of a requirement's evidence lines: all of them up to ``limit``; beyond it the failures, then
+    the other lines that did not pass (what a reader looks for), up to ``limit``, and the rest folded in their order."""
+    if len(evidence) <= limit:
+        return list(evidence), []
+    failing = [e for e in evidence if ": fail (" in e]
+    first = (failing + [e for e in evidence if ": pass (" not in e and e not in failing])[:limit]
+    return first, [e for e in evidence if e not in first]

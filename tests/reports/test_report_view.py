@@ -176,3 +176,14 @@ def test_an_outcome_of_another_protocol_places_nothing(tmp_path):
     capture = tmp_path / "secondary-dies"
     shutil.copytree(recorded_report.CAPTURES["secondary-dies"], capture)
     assert (capture / "outcome.json").is_file() and placement.stored_on(capture) is None
+
+
+def test_a_long_evidence_list_shows_the_failures_first_and_folds_the_passes():
+    from pulsar_conformance.reports.report_view import evidence_split
+
+    passes = [f"x/{i}/nothing-lost: pass (fine)" for i in range(30)]
+    evidence = passes[:10] + ["x/99/nothing-lost: unknown (no events)", "x/7/nothing-lost: fail (lost=5)"] + passes[10:]
+    shown, folded = evidence_split(evidence)
+    assert shown[0] == "x/7/nothing-lost: fail (lost=5)" and shown[1].endswith("unknown (no events)")
+    assert len(shown) == 2 and len(folded) == 30 and set(shown + folded) == set(evidence)
+    assert evidence_split(evidence[:5]) == (evidence[:5], [])
