@@ -69,6 +69,11 @@ VOCABULARY = Vocabulary(
     allows=lambda step, active: not (step.action in ("sync_progress", "switch") and "cut" in active))
 
 
+def _deletes(cursor: dict) -> tuple:
+    """What a cursor says is acknowledged (markDelete and the individually deleted ranges)."""
+    return cursor.get("markDeletePosition"), cursor.get("individuallyDeletedMessages")
+
+
 def spec() -> TenantMigration:
     return TenantMigration("markdelete-only", MESSAGES=MESSAGES)
 
@@ -161,13 +166,20 @@ class Session:
     def _ack(self, step: Step, entry: Entry) -> None:
         burst = set(self.bursts[step.arg("m")])
         missing = self._receive_until(burst, DELIVERED_S)
+        before = observe.cursor(self.adapter.a, self.topic)
         for uid in sorted(burst - missing):
             self.on_a.acknowledge(self.received[uid])
         # the step completes when A's broker has the acks: the client sends them grouped and unreceipted, so an
         # unload of A right after could drop them, and the spec's ack(m) (and the judges) would count acks Pulsar
         # was never sent (a schedule found that: ack, cut, unload-a left A's markDelete where it was)
-        self._settled_a()
-        entry.said = f"burst {step.arg('m')}: {len(burst) - len(missing)} acknowledged"
+        changed = wait_until(lambda: _deletes(observe.cursor(self.adapter.a, self.topic)) != _deletes(before),
+                             timeout=CURSOR_SETTLE_S, interval=0.1) if len(burst) > len(missing) else True
+        after = self._settled_a()
+        # what A's broker showed of these acks, so a later schedule's triage can tell acks the broker had (and an
+        # unload then lost) from acks it was never sent
+        entry.said = (f"burst {step.arg('m')}: {len(burst) - len(missing)} acknowledged; A's cursor "
+                      + (f"markDelete {after.get('markDeletePosition')}, deleted {after.get('individuallyDeletedMessages')}"
+                         if changed else f"did not change within {CURSOR_SETTLE_S:.0f} s"))
         if missing:
             entry.result, entry.said = "not-reached", entry.said + f"; {len(missing)} never delivered on A in {DELIVERED_S:.0f} s"
 
