@@ -316,22 +316,7 @@ def run_cli(argv: list[str], workdir: Path, *, surface: str, env: dict[str, str 
             status = 3
         finally:
             os._exit(status)
-    timed_out = memory_bomb = False
-    limit = _rss(os.getpid()) + MEMORY_HEADROOM
-    while True:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        memory_bomb = _rss(pid) > limit
-        if memory_bomb or time.monotonic() - started > timeout:
-            timed_out = not memory_bomb
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            os.waitpid(pid, 0)
-            break
-        time.sleep(0.002)
+    timed_out, memory_bomb = _reap(pid, started, timeout, _rss(os.getpid()) + MEMORY_HEADROOM, 0.002)
     seconds = time.monotonic() - started
     left = _kill_marked(marker)
     after = _listing(workdir)
@@ -515,20 +500,7 @@ def run_call(call, workdir: Path, *, surface: str, timeout: float, extra_markers
             status = 3
         finally:
             os._exit(status)
-    timed_out = False
-    while True:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() - started > timeout:
-            timed_out = True
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            os.waitpid(pid, 0)
-            break
-        time.sleep(0.005)
+    timed_out, _ = _reap(pid, started, timeout, None, 0.005)
     seconds = time.monotonic() - started
     left = _kill_marked(marker, extra_markers)
     try:
@@ -540,3 +512,21 @@ def run_call(call, workdir: Path, *, surface: str, timeout: float, extra_markers
     SECONDS[surface] += seconds
     return CallOutcome(doc["raised"], doc["message"], doc["result"], read("stdout"), read("stderr"), seconds,
                        timed_out, left)
+
+
+def _reap(pid: int, started: float, timeout: float, memory_limit: int | None, poll: float) -> tuple[bool, bool]:
+    """Wait for the forked case ``pid``; kill its group at ``timeout`` or past ``memory_limit`` bytes of RSS
+    (None: no limit). (timed out, memory bomb)."""
+    while True:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return False, False
+        memory_bomb = memory_limit is not None and _rss(pid) > memory_limit
+        if memory_bomb or time.monotonic() - started > timeout:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+            return not memory_bomb, memory_bomb
+        time.sleep(poll)
