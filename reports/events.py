@@ -45,9 +45,8 @@ def failing_events(checks: Iterable[dict], requirements: Iterable | None = None)
     for check in checks:
         if not fails(check, by_id):
             continue
-        failed = [rid for rid in check.get("requirements") or ()
-                  if by_id is None or rid not in by_id or sources.verdict_for(by_id[rid], check)[0] == "fail"]
-        found.setdefault(event_of(check), []).append({"check": check["check"], "requirements": failed})
+        found.setdefault(event_of(check), []).append({"check": check["check"],
+                                                       "requirements": sources.failed(check, by_id)})
     return found
 
 

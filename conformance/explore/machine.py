@@ -226,7 +226,7 @@ class Explorer:
             self.phase = "generate"
             return None
         if self.phase == "generate":  # found by a replay of Hypothesis' own; shrinking starts now
-            self.shrink_until = time.monotonic() + self.settings.shrink_share * self.settings.budget_s
+            self._start_shrinking()
         original = failed[0]
         same = [r for r in failed if r.signature() == original.signature()]
         best = self._minimize(min(same, key=lambda r: (len(r.schedule.steps), r.schedule.name)))
@@ -264,6 +264,11 @@ class Explorer:
             tracker.take(step)
         return True
 
+    def _start_shrinking(self) -> None:
+        """A new failure: shrinking it may take ``shrink_share`` of the budget from now."""
+        self.phase = "shrink"
+        self.shrink_until = time.monotonic() + self.settings.shrink_share * self.settings.budget_s
+
     def _may_run(self) -> bool:
         if self.phase == "generate":
             return self.remaining() > 0
@@ -275,8 +280,7 @@ class Explorer:
         # that fails there (policy sync's concurrent puts) found the same failure first in every search otherwise
         if run.verdict == "fail" and (self.phase == "shrink" or run.signature() not in self.known):
             if self.phase == "generate":
-                self.phase = "shrink"
-                self.shrink_until = time.monotonic() + self.settings.shrink_share * self.settings.budget_s
+                self._start_shrinking()
             raise ScheduleFailed("; ".join(run.failures))
 
     # ----- replays

@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
-from pulsar_conformance.spec.core.itf import DESCRIPTION, encode_value
+from pulsar_conformance.spec.core.itf import to_itf
+from pulsar_conformance.spec.core.model import Violation
 
 from . import schedule as schedules
 from .model import spec_abstract_states
@@ -25,22 +26,15 @@ REPLAYS_NEEDED = 2  # of 3: docs/findings.md's rule for a generated failure
 
 
 def itf(explorer, run) -> dict:
-    spec = explorer.adapter.spec
-    labels = ["init", *run.tracker.labels]
-    steps = [None, *run.schedule.steps]
-    states = []
-    for i, state in enumerate(run.tracker.states):
-        step = steps[i] if i < len(steps) else None
-        states.append({"#meta": {"index": i},
-                       "mbt::actionTaken": labels[i] if i < len(labels) else "",
-                       "mbt::nondetPicks": {k: {"tag": "Some", "value": {"#bigint": str(v)}}
-                                            for k, v in (step.args if step else ())},
-                       **{var: encode_value(typ, getattr(state, var)) for var, typ in spec.var_types.items()}})
-    return {"#meta": {"format": "ITF", "format-description": DESCRIPTION,
-                      "source": f"pulsar-conformance explore --live {explorer.adapter.protocol}",
-                      "description": f"schedule {run.schedule.name} ({run.schedule.origin}): {run.verdict}",
-                      "kind": "live-schedule", "engine": "hypothesis", **spec.identity()},
-            "vars": list(spec.var_types), "states": states}
+    """The schedule as the spec's ITF trace (spec.core.itf.to_itf, as `spec explore --itf` writes one) of the states
+    the tester's steps led to, each with Quint's model-based-testing fields: the action taken and its picks."""
+    doc = to_itf(explorer.adapter.spec, Violation("", list(run.tracker.states), list(run.tracker.labels), "hypothesis"),
+                 kind="live-schedule", description=f"schedule {run.schedule.name} ({run.schedule.origin}): {run.verdict}")
+    doc["#meta"]["source"] = f"pulsar-conformance explore --live {explorer.adapter.protocol}"
+    for state, step in zip(doc["states"], [None, *run.schedule.steps], strict=True):
+        state["mbt::actionTaken"] = state["#meta"]["action"]
+        state["mbt::nondetPicks"] = {k: {"tag": "Some", "value": {"#bigint": str(v)}} for k, v in (step.args if step else ())}
+    return doc
 
 
 def candidate(run) -> dict:

@@ -33,8 +33,7 @@ def failing(recorded: list[dict]) -> list[str]:
     """Each recorded row that fails a requirement, by the recorder's rules (``sources.verdict_for``: an
     observation's failure is ``differs``, never a failure)."""
     by_id = {req.id: req for req in catalog_requirements()}
-    return [f"{r['check']} ({q}): {r['evidence'][:160]}" for r in recorded for q in r["requirements"]
-            if sources.verdict_for(by_id[q], r)[0] == "fail"]
+    return [f"{r['check']} ({q}): {r['evidence'][:160]}" for r in recorded for q in sources.failed(r, by_id)]
 
 
 def explore(adapter_module, deployment, certify_run, request) -> None:

@@ -80,6 +80,15 @@ def verdict_for(req, row: dict) -> tuple[str, str]:
     return DIFFERS, f"recorded fail; {source}: {who} differs from it, which is no conformance failure"
 
 
+def failed(row: dict, by_id: dict | None = None) -> list[str]:
+    """The requirements a recorded row fails as the report reads it (``verdict_for``: an observation's or another
+    client's fail is ``differs``); an id ``by_id`` lacks (or no ``by_id``) fails with the row's own verdict."""
+    if row.get("verdict") != "fail":
+        return []
+    return [rid for rid in row.get("requirements") or ()
+            if by_id is None or rid not in by_id or verdict_for(by_id[rid], row)[0] == "fail"]
+
+
 @functools.cache
 def _catalog_fields() -> dict[str, dict]:
     """Every catalog entry's raw fields, for the ones the catalog loader does not carry yet."""
