@@ -12,13 +12,16 @@ from pulsar_conformance.redact import redact_url
 from .capture_input import open_capture
 from .engine_python import run_checks as python_checks
 from .options import check_master
-from .session import TIMES, quiet_stdout, shared_session
+from .session import TIMES, configured, quiet_stdout, shared_session
 from .verdict import build_verdict
 
 ENGINES = ("spark", "duckdb", "python")
 
 
-def check_capture(run_dir, *, engine: str = "spark", master: str = "local[*]") -> dict:
+def check_capture(run_dir, *, engine: str = "spark", master: str | None = None) -> dict:
+    """The verdict on ``run_dir``'s capture; ``master`` None: where the process is configured to run Spark
+    (session.configure: ``certify --spark-master``), local[*] by default."""
+    master = master or configured().master
     check_master(master, reach=False)  # a typo in the option is reported before the capture is read
     capture = open_capture(run_dir)
     if engine == "spark":

@@ -1,11 +1,14 @@
 """Subcommands of spark_checks: ``check-capture``, ``bench synth``, ``bench spark``."""
 from __future__ import annotations
 
+import os
+
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit
 
-from .options import check_events
+from .options import check_driver_host, check_events
+from .session import DRIVER_HOST_ENV, configure
 from .verdict import verdict_text
 
 
@@ -19,6 +22,9 @@ def register(commands) -> None:
     check.add_argument("run_dir", metavar="RUN_DIR", help="directory holding manifest.json and events/*.parquet")
     check.add_argument("--master", default="local[*]",
                        help="Spark master URL: local[*] (default) or spark://HOST:PORT of a standalone cluster")
+    check.add_argument("--driver-host", default=None, metavar="ADDRESS",
+                       help="with a spark:// master: this machine's address the workers call the driver back at "
+                            "(default $SPARK_LOCAL_IP, else 127.0.0.1: workers on this machine only)")
     check.add_argument("--engine", choices=("spark", "duckdb", "python"), default="spark",
                        help="spark (default, the supported checker); duckdb and python give the same verdict and "
                             "exist for benchmarks and cross-checks")
@@ -69,6 +75,13 @@ _count.__name__ = "count (an integer, 0 or more)"
 def _check_capture(args) -> int:
     from .check import check_capture
 
+    if args.driver_host is not None:
+        host = check_driver_host(args.driver_host)
+    elif os.environ.get(DRIVER_HOST_ENV):
+        host = check_driver_host(os.environ[DRIVER_HOST_ENV], option=f"${DRIVER_HOST_ENV}")
+    else:
+        host = None
+    configure(master=args.master, driver_host=host)
     document = check_capture(args.run_dir, engine=args.engine, master=args.master)
     emit(args, document, lambda: verdict_text(document))
     return {True: EXIT_PASS, False: EXIT_FAIL, None: EXIT_UNKNOWN}[document["valid"]]

@@ -49,6 +49,16 @@ def check_master(master: str, *, option: str = "--master", reach: bool = True) -
     return master
 
 
+def check_driver_host(host: str, *, option: str = "--driver-host") -> str:
+    """``host`` when it is an address or host name a Spark driver can advertise; a UsageError otherwise
+    (a URL or a port here would reach Spark as an unresolvable name, after its JVM started)."""
+    if not _HOST.fullmatch(host or ""):
+        raise UsageError(f"{option} {host!r} is not a host name or an IP address",
+                         f"pass {option} ADDRESS: the address of this machine that the Spark workers can reach "
+                         "(no scheme, no port)")
+    return host.strip("[]")
+
+
 def _answers(host: str, port: int) -> bool:
     try:
         with socket.create_connection((host, port), timeout=5):

@@ -8,6 +8,11 @@ while the JVM starts (the JVM keeps that for its lifetime) and is restored after
 ``stop_shared``). A certify run checks one capture per scenario; a session per check paid the
 JVM's start and warm-up (13-16 s on 2 cores) every time, to check a few thousand events.
 ``TIMES`` counts what Spark cost the process (the certify run's time breakdown reads it).
+
+``configure``: where the process's checks run when no master is passed (``certify --spark-master``
+sets it in the tests' process): ``local[*]`` by default, or a Spark standalone master whose executors
+run elsewhere and call the driver back at ``driver_host`` (the address they reach this machine at;
+loopback only works when every worker runs on this machine).
 """
 from __future__ import annotations
 
@@ -21,6 +26,32 @@ from dataclasses import asdict, dataclass
 
 LOCAL = "local[*]"
 LOOPBACK = "127.0.0.1"
+# Spark's own variables: spark-submit reads the master from $MASTER when no --master is given
+# (SparkSubmitArguments.loadEnvironmentArguments), and a driver's address from $SPARK_LOCAL_IP
+MASTER_ENV = "MASTER"
+DRIVER_HOST_ENV = "SPARK_LOCAL_IP"
+
+
+@dataclass(frozen=True)
+class SparkPlace:
+    """Where a check runs: the master URL, and the driver's address its executors call back."""
+
+    master: str = LOCAL
+    driver_host: str = LOOPBACK
+
+
+_place: list[SparkPlace] = [SparkPlace()]
+
+
+def configure(master: str | None = None, driver_host: str | None = None) -> SparkPlace:
+    """Set where this process's checks run when a caller names no master (None: the default).
+    A session already started elsewhere is replaced at its next use (``shared_session``)."""
+    _place[0] = SparkPlace(master or LOCAL, driver_host or LOOPBACK)
+    return _place[0]
+
+
+def configured() -> SparkPlace:
+    return _place[0]
 
 
 @contextlib.contextmanager
@@ -37,9 +68,9 @@ def _stdout_to_stderr():
 
 
 @contextlib.contextmanager
-def spark_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance check-capture",
+def spark_session(master: str | None = None, *, app_name: str = "pulsar-conformance check-capture",
                   shuffle_partitions: int | None = None):
-    builder = _builder(master, app_name, shuffle_partitions)
+    builder = _builder(master or configured().master, app_name, shuffle_partitions)
     with _stdout_to_stderr():
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
@@ -70,10 +101,12 @@ _lock = threading.Lock()
 _registered: list[bool] = []
 
 
-def shared_session(master: str = LOCAL, *, app_name: str = "pulsar-conformance"):
+def shared_session(master: str | None = None, *, app_name: str = "pulsar-conformance"):
     """The process's SparkSession on ``master``: started on first use, kept for the next check,
     stopped at exit. A session someone else stopped meanwhile (a ``spark_session`` context that
-    got this one from getOrCreate) or one on another master is replaced."""
+    got this one from getOrCreate) or one on another master is replaced. ``master`` None: the
+    configured one (``configure``)."""
+    master = master or configured().master
     with _lock:
         session = _shared["session"]
         if session is not None and (_shared["master"] != master or not _alive(session)):
@@ -134,7 +167,13 @@ def _builder(master: str, app_name: str, shuffle_partitions: int | None):
         # Servers listen on loopback only on this machine. bindAddress and host cover the
         # driver's ports; the JVM's own address lookup (the "resolves to a loopback address ...
         # using <eth0 address> instead" warning, and the block manager) reads SPARK_LOCAL_IP.
-        os.environ["SPARK_LOCAL_IP"] = LOOPBACK
+        os.environ[DRIVER_HOST_ENV] = LOOPBACK
+        host = LOOPBACK
+    else:
+        # a standalone master's executors connect back to the driver: at the configured address (the
+        # machine's address they can reach), which the driver also binds
+        host = configured().driver_host
+        os.environ[DRIVER_HOST_ENV] = host  # the block manager's address too, the one executors fetch from
     from pyspark.sql import SparkSession
 
     return (
@@ -142,8 +181,8 @@ def _builder(master: str, app_name: str, shuffle_partitions: int | None):
         .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", LOOPBACK)
-        .config("spark.driver.bindAddress", LOOPBACK)
+        .config("spark.driver.host", host)
+        .config("spark.driver.bindAddress", host)
         .config("spark.driver.memory", os.environ.get("PULSAR_CONFORMANCE_SPARK_DRIVER_MEMORY", "4g"))
         # Few, large partitions: the work is a couple of shuffles over narrow rows, and
         # per-task overhead dominates on the small machines this runs on.

@@ -79,3 +79,9 @@ def test_bench_spark_paths_are_checked_before_the_captures_are_written(tmp_path,
         assert main(["bench", "spark", "--events", "20000", "--engines", "scan", *words, "--json"]) == EXIT_BAD_INPUT
         assert json.loads(capsys.readouterr().out)["fix"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile"]
+
+
+@pytest.mark.parametrize("host", ["http://10.0.0.1", "10.0.0.1:4040", "", "a b"])
+def test_a_driver_address_spark_could_not_advertise_is_bad_input(host, tmp_path, capsys):
+    assert main(["check-capture", str(tmp_path), "--driver-host", host]) == EXIT_BAD_INPUT
+    assert "is not a host name or an IP address" in capsys.readouterr().err
