@@ -15,15 +15,18 @@ import re
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit, progress
 
 from .cli import _protocol_options, require_tools  # the same options and checks certify has
-from .profiles import PROFILES
 
 # the profiles with a live adapter, and the explore test of each (conformance/explore/test_explore_live.py)
 ADAPTERS = {"tenant-migration": "test_explore_tenant_migration", "policy-sync": "test_explore_policy_sync",
-            "client-failover": "test_explore_client_failover"}
+            "client-failover": "test_explore_client_failover", "cluster-migration": "test_explore_cluster_migration",
+            "metadata-migration": "test_explore_metadata_migration"}
+# the profiles whose every schedule changes a cluster for good (a fresh one each): never an operator's
+ON_OWN_CLUSTERS_ONLY = {"metadata-migration": "an operator's cluster can be migrated once, and every schedule migrates one"}
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
 MAX_BUDGET_S = 24 * 3600
 
@@ -46,6 +49,9 @@ def register(commands) -> None:
                         "half as long again")
     p.add_argument("--seed", type=int, default=1, help="Hypothesis' seed (default 1)")
     p.add_argument("--max-steps", type=int, default=12, metavar="N", help="tester steps per schedule at most (default 12)")
+    p.add_argument("--max-schedules", type=int, default=None, metavar="N",
+                   help="also stop generating after N schedules (a search of a known size whatever the machine's "
+                        "load, e.g. a CI gate; shrinking and replays come on top)")
     p.add_argument("--replays", type=int, default=3, metavar="N",
                    help="replays of each failure's smallest schedule (default 3; a finding needs it to fail in 2 of 3)")
     p.add_argument("--deployment", default=None, metavar="local|containers|FILE",
@@ -93,10 +99,16 @@ def explore_request(args):
     if profile not in ADAPTERS:
         raise UsageError(f"no live adapter for profile {profile!r} yet",
                          f"explore one of: {', '.join(ADAPTERS)} (docs/exploring.md says which protocols have one)")
+    if profile in ON_OWN_CLUSTERS_ONLY and args.deployment not in (None, "local"):
+        raise UsageError(f"explore --live {profile} runs on the suite's own clusters only: {ON_OWN_CLUSTERS_ONLY[profile]}",
+                         f"leave out --deployment (a fresh local cluster per schedule), or certify yours with "
+                         f"certify --profile {profile} --deployment FILE")
     if args.repeat != 1 and not args.replay:
         raise UsageError("--repeat goes with --replay", "replay a schedule file N times: --replay FILE --repeat N")
     settings = Settings(budget_s=parse_budget(args.budget), max_steps=_bounded(args.max_steps, "--max-steps", 1, 100),
-                        replays=_bounded(args.replays, "--replays", 0, 20), seed=args.seed)
+                        replays=_bounded(args.replays, "--replays", 0, 20), seed=args.seed,
+                        max_schedules=None if args.max_schedules is None else
+                        _bounded(args.max_schedules, "--max-schedules", 1, 100_000))
     _bounded(args.repeat, "--repeat", 1, 100)
     certify_args = SimpleNamespace(**{**vars(args), "profile": profile, "exclude": [], "select": ADAPTERS[profile],
                                       "repeat": 1, "matrix": None, "vendor": None, "product": None, "keep": False,

@@ -9,7 +9,7 @@ replaying each candidate live. Each schedule the machine ran is kept (``Explorer
 smallest failing one is taken from those, not from Hypothesis's last report: a candidate cut off by
 the shrinking budget passes without running, and Hypothesis may then call the failure flaky.
 
-The budget: generation stops at ``budget_s``; shrinking a failure may take ``shrink_share`` of the
+The budget: generation stops at ``budget_s`` (or after ``max_schedules`` generated schedules); shrinking a failure may take ``shrink_share`` of the
 budget more; each candidate is a live schedule. A failure is then replayed ``replays`` times (a
 generated FAIL is a candidate until its smallest schedule fails again: docs/findings.md's rules).
 """
@@ -75,6 +75,9 @@ class Settings:
     shrink_share: float = 0.5  # of budget_s, at most, spent shrinking (each candidate live)
     replays: int = 3
     seed: int = 1
+    # generation also ends after this many generated schedules (None: the time budget alone): a search of a
+    # known size whatever the machine's load (a CI gate; the offline tests' simulated adapters)
+    max_schedules: int | None = None
 
 
 class Explorer:
@@ -166,7 +169,12 @@ class Explorer:
 
     # ----- the budgeted search
     def remaining(self) -> float:
+        if self.settings.max_schedules is not None and self.generated() >= self.settings.max_schedules:
+            return 0.0
         return self.settings.budget_s - (time.monotonic() - self.started)
+
+    def generated(self) -> int:
+        return sum(1 for r in self.runs if r.schedule.origin == "generated")
 
     def explore(self) -> list[Run]:
         """Generate until the budget is spent; each failure shrunk, then its smallest schedule replayed.

@@ -150,3 +150,23 @@ def spec_abstract_states(spec: Spec, vocabulary: Vocabulary, max_states: int = 2
     result = explore(spec, invariants=(), max_states=max_states,
                      on_state=lambda s: seen.add(tuple(getattr(s, v) for v in vocabulary.visible)))
     return len(seen), result.complete
+
+
+class AdapterBase:
+    """What every live adapter (conformance/protocols/<p>/explore.py) starts with: the deployment it performs
+    steps on, where schedules are recorded, the spec it tracks, and the vocabulary narrowed to what the
+    deployment can do (``usable``: a protocol with more rules overrides it)."""
+
+    protocol: str
+    vocabulary: Vocabulary
+
+    def __init__(self, deployment, run_dir, capabilities: frozenset):
+        self.deployment, self.run_dir = deployment, run_dir
+        self.spec = self.new_spec()
+        self.vocabulary = self.usable(capabilities)
+
+    def new_spec(self):
+        raise NotImplementedError(f"{type(self).__name__} names no spec")
+
+    def usable(self, capabilities: frozenset) -> Vocabulary:
+        return type(self).vocabulary.usable(capabilities)

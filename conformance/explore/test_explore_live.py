@@ -17,7 +17,7 @@ import pytest
 from pulsar_conformance.output import progress
 from pulsar_conformance.spark_checks.session import shared_session
 
-from ..harness import evidence, sources
+from ..harness import afterwards, sources
 from ..harness import outcome as saved
 from ..harness.recorder import Recorder
 from ..protocols.policy_sync.clusters import policy_sync_clusters  # noqa: F401 - a fixture: its three clusters
@@ -85,7 +85,7 @@ def judge_with_spark(explorer: Explorer, adapter_module, certify_run, request) -
             continue
         out = run.outcome
         if adapter_module.SPARK:  # the protocol's outcome has a capture: Spark's verdict is the recorded one
-            verdict = evidence.spark_verdict(out.run_dir, out.columns)
+            verdict = afterwards.spark_verdict(out.run_dir, out.columns)  # and verdict.json, as a scenario's record step
             out = dataclasses.replace(out, verdict=verdict)
             saved.save(out, out.run_dir)
         recorded = Recorder(certify_run, request, out, adapter_module.CHECKS).record(adapter_module.JUDGE(out))
@@ -118,3 +118,27 @@ def test_explore_client_failover(pulsar_deployment_factory, certify_run, request
 
     with adapter_module.deployment(pulsar_deployment_factory, certify_run) as clusters:
         explore(adapter_module, clusters, certify_run, request)
+
+
+@pytest.mark.cluster_migration
+def test_explore_cluster_migration(pulsar_deployment_factory, certify_run, request):
+    # PIP-188's blue and green as its scenarios start them (the package's module fixture is not seen from here),
+    # shared by every schedule; each schedule migrates a namespace of its own, never the cluster
+    from ..protocols.cluster_migration import explore as adapter_module
+
+    with adapter_module.deployment(pulsar_deployment_factory, certify_run) as clusters:
+        if adapter_module.lacking(certify_run, request, clusters):
+            return  # a release without namespace-level migration: recorded not applicable
+        explore(adapter_module, clusters, certify_run, request)
+
+
+@pytest.mark.metadata_migration
+def test_explore_metadata_migration(pulsar_deployment_factory, certify_run, request):
+    # a migrated cluster cannot be migrated again: a fresh standalone on ZooKeeper with Oxia per schedule
+    # (each costs a deployment start, ~20 s), stopped with its logs kept at the schedule's end
+    from ..protocols.metadata_migration import explore as adapter_module
+
+    if adapter_module.lacking(certify_run, request):
+        return  # a release without PIP-454: recorded not applicable, nothing started
+    with adapter_module.deployment(pulsar_deployment_factory, certify_run) as deployments:
+        explore(adapter_module, deployments, certify_run, request)

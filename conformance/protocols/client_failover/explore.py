@@ -49,7 +49,7 @@ from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.output import progress
 from pulsar_conformance.wait import wait_until
 
-from ...explore.model import Fault, Vocabulary
+from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
@@ -131,10 +131,8 @@ def deployment(factory, certify_run):
     try:
         yield clusters
     finally:
-        collect = getattr(clusters, "collect_logs", None)
         try:
-            if collect is not None:
-                collect(certify_run.directory("logs", "client-failover"))
+            clusters.collect_logs(certify_run.directory("logs", "client-failover"))
         finally:
             clusters.close()
 
@@ -161,24 +159,27 @@ def closing_steps(tracker) -> list[Step]:
 def outcome_of(name: str, run_dir: Path, start_ns: int, faults: list[Event], switches: list[tuple[int, str, str]],
                markers: list[dict], marks: dict[str, int], columns: dict, verdict: dict, *, errors: list[str],
                hung: list[str], java: dict, backlogs: dict | None) -> ExploredOutcome:
-    """A schedule's outcome from what it observed, as scenario._conclude builds a Java scenario's: the
-    faults and the client's switches (``(time, from, to)``) as one time-ordered list of events."""
+    """A schedule's outcome from what it observed, as scenario._outcome builds a Java scenario's: the
+    faults and the client's switches (``(time, from, to)``) as one time-ordered list of events, with the
+    verdict over the capture the adapter's ``judge`` step took (the scenarios' is added by record.py)."""
     events = sorted([*faults, *(Event(at, "switch", to, origin) for at, origin, to in switches)], key=lambda e: e.at_ns)
     return ExploredOutcome(name, run_dir, CONFIG, start_ns, events, markers, verdict, columns["kind"].count("send_ok"),
                            errors, hung, java=java, backlogs=backlogs, drain_complete=True, controlled=False,
                            marks=dict(marks), columns=columns)
 
 
-class Adapter:
+class Adapter(AdapterBase):
     protocol = PROTOCOL
     vocabulary = VOCABULARY
+    new_spec = staticmethod(spec)
 
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
-        self.deployment, self.run_dir = deployment, run_dir
-        self.spec = spec()
-        self.vocabulary = usable(capabilities, allows=self.allows)
+        super().__init__(deployment, run_dir, capabilities)
         self.paused: set[str] = set()  # clusters a session left paused (resumed before the next one)
         self.live: Session | None = None  # the schedule under way
+
+    def usable(self, capabilities: frozenset) -> Vocabulary:
+        return usable(capabilities, allows=self.allows)
 
     def allows(self, step: Step, active: frozenset, state=None) -> bool:
         """The adapter's narrowing of what the spec enables: no kill or start of a paused cluster, and never

@@ -48,7 +48,7 @@ from pulsar_conformance.fixtures.deploy.admin import AdminError
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
 from pulsar_conformance.wait import wait_quiet, wait_until
 
-from ...explore.model import Fault, Vocabulary
+from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
 from ...harness import outcome as saved
 from ...harness import timeline
@@ -167,14 +167,13 @@ def outcome_of(name: str, run_dir: Path, clusters: list[str], names: dict[str, s
                    None, None, dict(names))
 
 
-class Adapter:
+class Adapter(AdapterBase):
     protocol = PROTOCOL
     vocabulary = VOCABULARY
+    new_spec = staticmethod(spec)
 
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
-        self.deployment, self.run_dir = deployment, run_dir
-        self.spec = spec()
-        self.vocabulary = VOCABULARY.usable(capabilities)
+        super().__init__(deployment, run_dir, capabilities)
         self.clusters = list(CLUSTERS)
         # the spec's a, b, c: the roles in the order of the names Pulsar compares on a tie (trace.plan's)
         self.by_letter = dict(zip(LETTERS, sorted(CLUSTERS, key=lambda role: deployment.clusters[role].name),

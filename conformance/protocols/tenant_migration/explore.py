@@ -30,7 +30,7 @@ from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.spec.protocols.tenant_migration import SWITCHED, SYNCED, TenantMigration
 from pulsar_conformance.wait import wait_until
 
-from ...explore.model import Fault, Vocabulary
+from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
@@ -82,14 +82,13 @@ def spec() -> TenantMigration:
 JUDGE, CHECKS, SPARK = judge.judge, CHECKS, True
 
 
-class Adapter:
+class Adapter(AdapterBase):
     protocol = PROTOCOL
     vocabulary = VOCABULARY
+    new_spec = staticmethod(spec)
 
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
-        self.deployment, self.run_dir = deployment, run_dir
-        self.spec = spec()
-        self.vocabulary = VOCABULARY.usable(capabilities)
+        super().__init__(deployment, run_dir, capabilities)
         self.a, self.b = deployment.clusters["blue"], deployment.clusters["green"]
         self.client_a = self.a.client(operation_timeout_seconds=10)
         self.client_b = self.b.client(operation_timeout_seconds=10)
@@ -213,7 +212,7 @@ class Session:
     def _switch(self, step: Step, entry: Entry) -> None:
         a, b = self.adapter.a, self.adapter.b
         self.a_cursor, self.b_cursor = self._settled_a(), observe.cursor(b, self.topic)
-        # the figures' fields, as the switch scenarios record them (judge.figures reads them). Caught up means B held
+        # the cursors, as the switch scenarios record them (judge.figures reads them). Caught up means B held
         # every entry A had *at the switch*: a sync earlier in the schedule says nothing of what was published after
         # it (a schedule that switched with the link cut was once judged as if B had caught up: the adapter's fault)
         caught = self.caught_up_s if observe.replicated(a, b, self.topic) else None
@@ -271,10 +270,10 @@ class Session:
         self.stack.close()  # the capture is complete before it is read
         columns = evidence.read_capture(self.dir)
         verdict = evidence.spark_verdict(self.dir, columns, engine="duckdb")
-        f = judge.figures(columns, self.topic, self.a_cursor, self.b_cursor, self.b_positions)
         plan = Plan(messages=sum(len(b) for b in self.bursts), hole_every=0, holes_from=0, settle_s=SNAPSHOTS_S)
         out = Outcome(self.name, self.dir, self.topic, plan, verdict, self.line.markers, self.a_cursor, self.b_cursor,
-                      f, self.progress, self.b_positions, columns)
+                      self.progress, self.b_positions, columns)
+        f = judge.figures_of(out)  # the record's figures, as judge.judge computes them
         saved.save(out, self.dir)
         write_atomic(self.dir / "schedule.json", json.dumps({**schedule.to_json(), "history": history_json(schedule)},
                                                              indent=1))

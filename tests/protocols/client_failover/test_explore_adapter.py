@@ -347,7 +347,7 @@ def test_a_saved_explored_outcome_loads_as_its_own_type_and_judges_the_same(tmp_
 
 
 def test_the_search_passes_a_correct_client(tmp_path):
-    explorer = Explorer(SimulatedAdapter(tmp_path), Settings(budget_s=1.5, max_steps=8, seed=2), failing)
+    explorer = Explorer(SimulatedAdapter(tmp_path), Settings(budget_s=120.0, max_steps=8, seed=2, max_schedules=40), failing)
     assert explorer.explore() == []
     assert explorer.runs and all(r.verdict in ("pass", "unknown") for r in explorer.runs)
     assert any(r.verdict == "pass" for r in explorer.runs)
@@ -355,7 +355,7 @@ def test_the_search_passes_a_correct_client(tmp_path):
 
 def test_the_search_finds_a_client_that_fails_over_too_early_and_it_fails_again_on_replay(tmp_path):
     adapter = SimulatedAdapter(tmp_path, delay_ms=0)
-    explorer = Explorer(adapter, Settings(budget_s=2.0, max_steps=8, seed=1, shrink_share=1.0), failing)
+    explorer = Explorer(adapter, Settings(budget_s=120.0, max_steps=8, seed=1, shrink_share=0.05, max_schedules=60), failing)
     found = explorer.explore()
     assert found, f"not found in {len(explorer.runs)} schedules"
     smallest = found[0]

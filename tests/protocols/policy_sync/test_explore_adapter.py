@@ -368,3 +368,26 @@ def test_a_short_search_over_the_fake(world, tmp_path):
     assert world.held == set() and not any((c.text or "").startswith("=") for c in world.clocks.values())
     doc = results.itf(explorer, explorer.runs[0])  # the spec's state at each step, as an ITF trace
     assert doc["states"][0]["mbt::actionTaken"] == "init" and len(doc["states"]) == len(explorer.runs[0].schedule.steps) + 1
+
+
+# ----- the scenarios' run on the same fake deployment
+def test_the_scenario_reads_a_store_after_a_restart_and_judges_nothing(world, tmp_path, monkeypatch):
+    """scenario.run with ``read_after_restart``: the cluster restarted once the run settled and its value read
+    again, in the outcome it saves (the live test mutated the outcome after scenario.run returned, and a
+    deployment's restart was probed with hasattr, always true); the scenario calls no judge (judged after it,
+    by record.py: judge.judge raising here shows it is not called)."""
+    from pulsar_conformance.conformance.harness import outcome as saved
+    from pulsar_conformance.conformance.protocols.policy_sync import scenario
+    from pulsar_conformance.conformance.protocols.policy_sync.outcome import Outcome
+
+    monkeypatch.setattr(judge, "judge", lambda out: pytest.fail("the scenario judged its own outcome"))
+    monkeypatch.setattr(scenario.observe, "events", lambda d, c, path=None: list(d.consumed[c]))
+    world.stuck["alpha"] = 0  # nothing left from before: the run settles
+    out = scenario.run(world, tmp_path / "unpublishable", "unpublishable", ROLES,
+                       [Done("write", cluster="alpha", value=1), Done("write", cluster="alpha", value=2)],
+                       quiet=0.3, timeout=5.0, read_after_restart="alpha")
+    assert world.restarts == ["alpha"] and out.quiesced
+    back = saved.load(Outcome, tmp_path / "unpublishable")
+    assert back.stored_after_restart == 2 == out.stored_after_restart
+    assert scenario.run(world, tmp_path / "plain", "plain", ROLES, [Done("write", cluster="bravo", value=3)],
+                        quiet=0.3, timeout=5.0).stored_after_restart is None and world.restarts == ["alpha"]
