@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 import pytest
 
-from pulsar_conformance.fixtures import pytest_plugin
+from pulsar_conformance.fixtures import pytest_plugin, request_file
 from pulsar_conformance.fixtures.deploy.base import FaultUnsupported, SettingUnavailable
 
 # pytest_plugins may only be set in the rootdir's conftest, so the plugin's fixtures and
@@ -20,11 +19,11 @@ from pulsar_conformance.fixtures.pytest_plugin import (  # noqa: F401
 )
 from pulsar_conformance.fixtures.pytest_plugin import pytest_configure as _plugin_configure
 from pulsar_conformance.protocols import markers, smoke_scenario
-from pulsar_conformance.spark_checks.session import stop_shared
+from pulsar_conformance.spark_checks.session import configure, stop_shared
 
 from .explore.settings import ENV as EXPLORE_ENV
 from .harness.deadline import ABANDONED
-from .run import ENV_OUT, CertifyRun, VerdictUnknown
+from .run import CertifyRun, VerdictUnknown
 
 # registered from the protocol descriptors (pulsar_conformance/protocols/), not in pyproject.toml,
 # because they belong to this suite (--strict-markers)
@@ -32,6 +31,7 @@ AREA_MARKERS = markers()
 
 
 def pytest_configure(config) -> None:
+    _read_request()
     for name, doc in AREA_MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {doc}")
     config.addinivalue_line("markers", "explore: a live exploration (explore --live), never part of a certification")
@@ -39,18 +39,30 @@ def pytest_configure(config) -> None:
     pytest_plugin.ON_START.append(_record_identity)
 
 
+def _read_request() -> None:
+    """The certify parent's request file, read once before anything runs: a missing, unreadable or altered
+    one stops the session here with what is wrong (pytest exits 4, the run is unknown), not a scenario
+    minutes in. Its Spark master (certify --spark-master) is where every capture check of the run goes."""
+    try:
+        master, driver_host = request_file.spark()
+    except request_file.RequestFileError as error:
+        raise pytest.UsageError(str(error)) from None
+    if master:
+        configure(master=master, driver_host=driver_host)
+
+
 def _record_identity(deployment) -> None:
     """Every deployment a certify run starts goes into the bundle's deployment.json (the first
     one's status names the Pulsar release the report shows): the migration scenarios start
     their own, and a bundle without it said "pulsar: null" for a run on 4.2.4."""
-    out = os.environ.get(ENV_OUT)
-    if not out:
+    out = request_file.out_dir()
+    if out is None:
         return  # not a certify run: nothing to record into
     try:
         status = deployment.status()
     except Exception as error:  # noqa: BLE001 - identity is context, not a verdict
         status = {"error": f"status unavailable: {type(error).__name__}"}
-    path = Path(out) / "deployment.json"
+    path = out / "deployment.json"
     doc = json.loads(path.read_text()) if path.exists() else {}
     entry = {"deployment": deployment.to_json(), "status": status}
     doc.setdefault("deployment", entry["deployment"])  # the first one names the release
@@ -137,12 +149,10 @@ def pulsar_deployment(pulsar_deployment_factory, certify_run):  # noqa: F811 - a
     identity go into the bundle, before the plugin stops the processes."""
     deployment = pulsar_deployment_factory(("blue", "green"))  # its identity: _record_identity
     yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        try:
-            collect(certify_run.out)  # copies into out/logs/<cluster>/
-        except Exception as error:  # noqa: BLE001 - missing logs must not hide the verdicts
-            (certify_run.directory("logs") / "COLLECTION-FAILED.txt").write_text(f"{type(error).__name__}: {error}\n")
+    try:
+        deployment.collect_logs(certify_run.out)  # copies into out/logs/<cluster>/
+    except Exception as error:  # noqa: BLE001 - missing logs must not hide the verdicts
+        (certify_run.directory("logs") / "COLLECTION-FAILED.txt").write_text(f"{type(error).__name__}: {error}\n")
 
 
 def _unsupported(error: FaultUnsupported) -> VerdictUnknown:

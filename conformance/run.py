@@ -1,8 +1,9 @@
 """What a conformance test needs from the certification run: where to write, which budgets,
 which seed, and how to record a verdict.
 
-``certify`` passes these through the environment to the pytest process it starts; run
-directly (``pytest conformance``), the tests use the smoke profile and a temporary directory.
+``certify`` passes these in its request file (fixtures/request_file.py) to the pytest process it
+starts; run directly (``pytest conformance``), the tests use the smoke profile and a temporary
+directory (or what ``$PULSAR_CONFORMANCE_CERTIFY_OUT``, ``_CERTIFY_PROFILE`` and ``_SEED`` say).
 """
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.spec import catalog
 
 # "not applicable": the release under test lacks the feature (e.g. namespace-level migration before
 # Pulsar 3.2): neither a failure nor a pass, and the reason says what the release answered
 VERDICTS = ("pass", "fail", "unknown", "not applicable")
-ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"
-ENV_PROFILE = "PULSAR_CONFORMANCE_CERTIFY_PROFILE"
-ENV_SEED = "PULSAR_CONFORMANCE_SEED"
+# the variables a direct run may set by hand (under certify the request file says it all)
+ENV_OUT = request_file.OUT_ENV
+ENV_PROFILE = request_file.PROFILE_ENV
+ENV_SEED = request_file.SEED_ENV
 
 
 class VerdictUnknown(Exception):
@@ -38,9 +41,10 @@ class CertifyRun:
 
     @classmethod
     def from_env(cls) -> CertifyRun:
-        out = os.environ.get(ENV_OUT) or tempfile.mkdtemp(prefix="conformance-")
-        return cls(out=Path(out), profile=os.environ.get(ENV_PROFILE, "smoke"),
-                   seed=int(os.environ.get(ENV_SEED, "1")))
+        """This process's run: its certify request's, else (run directly) the variables', else a new folder."""
+        request = request_file.current()
+        out = request.out if request else os.environ.get(ENV_OUT) or tempfile.mkdtemp(prefix="conformance-")
+        return cls(out=Path(out), profile=request_file.profile(), seed=request_file.seed())
 
     def directory(self, *parts: str) -> Path:
         path = self.out.joinpath(*parts)

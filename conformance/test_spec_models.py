@@ -11,8 +11,8 @@ import json
 
 import pytest
 
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.protocols import PROTOCOLS
-from pulsar_conformance.reports.profiles import PROFILES
 from pulsar_conformance.spec.catalog import load as load_catalog
 
 from .run import CertifyRun, VerdictUnknown, record

@@ -33,7 +33,7 @@ def run(args) -> int:
     names = list(args.features)
     if getattr(args, "profile", None):
         # lazy: the profiles load the protocols
-        from pulsar_conformance.reports.profiles import get_profile, tools
+        from pulsar_conformance.conformance.profiles import get_profile, tools
 
         names += tools(get_profile(args.profile), "local")
     features = [debian.feature(name) for name in dict.fromkeys(names)] or list(debian.FEATURES.values())

@@ -35,7 +35,7 @@ from . import (
     values,
 )
 from .junit import read_junit, write_requirements_junit
-from .request import configuration
+from .request import configuration, spark_context, spark_flags
 from .timeline import svg
 from .verdicts import load_checks, load_requirements, requirement_rows, run_context, run_verdict
 
@@ -70,6 +70,7 @@ def command_line(request) -> str:
         parts.append("--allow-irreversible")
     if request.keep:
         parts.append("--keep")
+    parts += spark_flags(request)  # where the capture checks ran (--spark-master, $MASTER), userinfo masked
     parts += ["--seed", str(request.seed)]
     return shlex.join(parts)
 
@@ -114,6 +115,8 @@ def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dic
         # clusters are whatever their operator runs
         "topology": topology,
         "configuration": configuration(request),  # the profile's protocols' options (reports/request.py)
+        # where the capture checks ran: {"master", "driver_host"} (userinfo masked), None for local[*]
+        "spark": spark_context(request),
         "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
         "tests": tests["cases"],
         "anomalies": {c["name"]: c["verdict"] for c in captures},

@@ -13,7 +13,10 @@ child's PYTHONPATH.
 On an external deployment the child deletes what its tests created on the clusters when its session
 ends (fixtures/deploy/cleanup.py); when it was interrupted or died before that clean-up finished,
 this process runs the same clean-up from the ``created.jsonl`` the child appended to as it went,
-before the bundle is built. ``--keep`` leaves it all (the child gets ``PULSAR_CONFORMANCE_KEEP=1``).
+before the bundle is built. ``--keep`` leaves it all.
+
+The child is told what to run by one file, ``certify-request.json`` in the bundle, named by
+``$PULSAR_CONFORMANCE_REQUEST`` (fixtures/request_file.py): no other variable carries a request value.
 """
 from __future__ import annotations
 
@@ -29,13 +32,14 @@ from pathlib import Path
 
 import pulsar_conformance.conformance as suites
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
-from pulsar_conformance.fixtures.deploy.topology import ENV as TOPOLOGY_ENV
+from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
 from pulsar_conformance.invocation import me
 from pulsar_conformance.output import emit, progress
+from pulsar_conformance.protocols import protocol_options
 
 from . import timings
-from .request import CertifyRequest, check_client, option_environment
+from .request import CertifyRequest, check_client
 
 # identity, bundle and the clean-up are imported where a run uses them: they bring the admin client
 # (requests, the pulsar extra), and `results` and `verify` import exit_code from here on a core install
@@ -86,7 +90,7 @@ def certify_once(request: CertifyRequest) -> dict:
     progress(f"certify: profile {request.profile.name} ({request.profile.description}); bundle in {out}")
     identity.write_client_info(out, {**client.record(), "requested": request.client_version,
                                      "observed": "probe of the tests' environment before the run"})
-    env = client.child_env(_child_env(request))
+    env = _child_env(request, client)
     command = _pytest_command(request.profile, out, request.select)
     child_started = time.time()
     outcome = _run_child(command, env, log=out / E2E_LOG)
@@ -146,34 +150,48 @@ def _text(summary: dict, out: Path) -> str:
     return "\n".join(lines)
 
 
-def _child_env(request: CertifyRequest) -> dict:
+def run_request(request: CertifyRequest, client=None) -> request_file.RunRequest:
+    """What the tests' process of ``request`` is asked (fixtures/request_file.py): the values it reads,
+    each as checked here; ``client``: the prepared pulsar-client (fixtures/client_versions.ClientEnv)."""
     from pulsar_conformance.fixtures.deploy import cleanup
 
-    env = dict(os.environ)
-    env["PULSAR_CONFORMANCE_CERTIFY_OUT"] = str(request.out)
-    env["PULSAR_CONFORMANCE_CERTIFY_PROFILE"] = request.profile.name
-    env["PULSAR_CONFORMANCE_SEED"] = str(request.seed)
-    # the run's id (fault commands' {run_id}, each record of what the run created: fixtures/deploy/cleanup.py)
-    env[cleanup.RUN_ID_ENV] = cleanup.run_id_of(request.run_id)
-    env.pop(cleanup.KEEP_ENV, None)
-    if request.keep:
-        env[cleanup.KEEP_ENV] = "1"
-    env.pop("PULSAR_CONFORMANCE_EXTERNAL", None)
-    env["PULSAR_CONFORMANCE_BACKEND"] = "containers" if request.deployment.backend == "containers" else "local"
-    # what every deployment the tests start runs per cluster (fixtures/deploy/topology.from_environment)
-    env.pop(TOPOLOGY_ENV, None)
-    if request.deployment.topology == "cluster":
-        env[TOPOLOGY_ENV] = "cluster"
-    if request.deployment.file:
-        env["PULSAR_CONFORMANCE_EXTERNAL"] = request.deployment.file
-    if request.pulsar_version:
-        env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = request.pulsar_version
-    elif request.profile.same_release and request.deployment.backend == "local":
+    deployment = request.deployment
+    pulsar_version = request.pulsar_version
+    if not pulsar_version and request.profile.same_release and deployment.backend == "local":
         # every deployment on the default release, the PIP-454 scenario's too (its own default is
         # 5.0.0-M1: a second release to download and a Java 21 to find, for one short scenario)
-        env["PULSAR_CONFORMANCE_PULSAR_VERSION"] = DEFAULT_PULSAR_VERSION
-    # the protocols' own options, each under the variable its descriptor names (read by its scenarios)
-    env.update(option_environment(request))
+        pulsar_version = DEFAULT_PULSAR_VERSION
+    return request_file.RunRequest(
+        out=str(request.out), profile=request.profile.name, seed=request.seed,
+        # the run's id (fault commands' {run_id}, each record of what the run created: fixtures/deploy/cleanup.py)
+        run_id=cleanup.run_id_of(request.run_id),
+        backend=deployment.backend if deployment.file or deployment.backend != "external" else "local",
+        external=deployment.file, topology=deployment.topology, pulsar_version=pulsar_version,
+        client_version=client.version if client is not None else request.client_version,
+        client_dir=client.path if client is not None else None,
+        options=dict(request.options), keep=request.keep, allow_irreversible=request.allow_irreversible,
+        spark_master=request.spark_master, spark_driver_host=request.spark_driver_host)
+
+
+def _request_variables() -> set[str]:
+    """Every variable that used to carry a request value to the tests' process: none of them is inherited
+    from this process's environment (the request decides, not a value left in the shell)."""
+    f = request_file
+    return {f.ENV, f.OUT_ENV, f.PROFILE_ENV, f.SEED_ENV, f.RUN_ID_ENV, f.KEEP_ENV, f.EXTERNAL_ENV, f.BACKEND_ENV,
+            f.TOPOLOGY_ENV, f.PULSAR_VERSION_ENV, f.IRREVERSIBLE_ENV, f.CLIENT_VERSION_ENV, f.CLIENT_DIR_ENV,
+            *(o.env for o in protocol_options())}
+
+
+def _child_env(request: CertifyRequest, client=None) -> dict:
+    """The tests' process's environment: this one's, without any variable that carried a request value, and
+    ``$PULSAR_CONFORMANCE_REQUEST`` naming the request file written into the bundle (``client``: the
+    pulsar-client it imports, first on its PYTHONPATH)."""
+    env = {name: value for name, value in os.environ.items() if name not in _request_variables()}
+    if client is not None:
+        env = {name: value for name, value in client.child_env(env).items() if name not in _request_variables()}
+    run = run_request(request, client)
+    Path(request.out).mkdir(parents=True, exist_ok=True)
+    env[request_file.ENV] = str(request_file.write(request.out, run))
     return env
 
 

@@ -5,12 +5,10 @@ reports/compare.CompareRequest) and nothing below reads argparse. Exit codes: do
 """
 from __future__ import annotations
 
-import os
-
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.protocols import declaring, protocol_options
 
 from .product import check_deployment_product, check_option
-from .profiles import PROFILES
 
 # Each command's module is imported by its handler (marked lazy:): every command of every area is
 # registered at each start-up, and results, compare, releases_table, certify and request together
@@ -50,6 +48,13 @@ def register(commands) -> None:
                    help="external deployment: leave the tenants, namespaces and topics the run created on the "
                         "clusters (deleted at the end otherwise, also after Ctrl-C; the bundle's cleanup.json "
                         "says what was deleted and what stays)")
+    p.add_argument("--spark-master", default=None, metavar="URL",
+                   help="where the capture checks run: local[*] (default), local[N] or spark://HOST:PORT of a Spark "
+                        "standalone master (default $MASTER, as spark-submit reads it), checked to answer before "
+                        "anything starts (docs/spark-checks.md)")
+    p.add_argument("--spark-driver-host", default=None, metavar="HOST",
+                   help="with a spark:// master: the address of this machine its executors call the driver back at "
+                        "(default $SPARK_LOCAL_IP, else 127.0.0.1, which only workers on this machine reach)")
     p.add_argument("--seed", type=int, default=1, help="seed of the scenarios and of Hypothesis (default 1)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="N runs, each on a fresh deployment with seeds SEED..SEED+N-1, each a bundle in OUT/run-i; "
@@ -156,11 +161,8 @@ def _certify(args) -> int:
     args.product = check_option(args.product)
     check_deployment_product(args.deployment)
     require_tools(args)
-    request = certify_request(args)
-    if request.allow_irreversible:
-        # the tests' process inherits it (fixtures/pytest_plugin.py deselects irreversible scenarios otherwise)
-        os.environ["PULSAR_CONFORMANCE_ALLOW_IRREVERSIBLE"] = "1"
-    return run_certify(request)
+    # the tests' process gets every value of the request in one file (fixtures/request_file.py), no variable
+    return run_certify(certify_request(args))
 
 
 def backend_of(deployment: str | None) -> str:
@@ -176,8 +178,7 @@ def require_tools(args) -> None:
     and ended UNKNOWN when PIP-454's scenario came to build Oxia."""
     # lazy: start-up: the tool check reads the distribution's packages only for certify
     from pulsar_conformance import debian
-
-    from .profiles import get_profile, tools  # lazy: start-up, as above
+    from pulsar_conformance.conformance.profiles import get_profile, tools  # lazy: start-up, as above
 
     profile = get_profile(args.profile)
     releases = tuple(r for r in [args.pulsar_version] if r)

@@ -13,21 +13,20 @@ with the client the tests actually imported.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
-from pulsar_conformance.fixtures.client_versions import ENV_DIR, ENV_VERSION, loaded_client
+from pulsar_conformance.fixtures import request_file
+from pulsar_conformance.fixtures.client_versions import loaded_client
 from pulsar_conformance.fixtures.deploy import client_conf
 from pulsar_conformance.fixtures.deploy.deployment_file import read_deployment_file
 from pulsar_conformance.redact import document_secrets
 from pulsar_conformance.redact import redact_tree as redact
 
 CLIENT_FILE = "client.json"
-ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"
 
 
 def _version(dist: str) -> str | None:
@@ -56,12 +55,12 @@ def write_client_info(out: Path, record: dict) -> None:
 
 def pytest_sessionfinish(session) -> None:
     """In the certify child: record the pulsar-client the tests imported, if they did."""
-    out = os.environ.get(ENV_OUT)
+    out = request_file.out_dir()
     if not out or "pulsar" not in sys.modules or not Path(out).is_dir():
         return  # nothing imported it here: certify's probe of this environment stands
 
-    record = {**loaded_client(), "path": os.environ.get(ENV_DIR),
-              "requested": os.environ.get(ENV_VERSION), "observed": "imported by the tests"}
+    requested, path = request_file.client()
+    record = {**loaded_client(), "path": path, "requested": requested, "observed": "imported by the tests"}
     write_client_info(Path(out), record)
     if record["requested"] and record["version"] != record["requested"]:
         # The tests judged another client than the one certify verified: no verdict of theirs stands.

@@ -12,7 +12,6 @@ It also times each test's setup, call and teardown, the deployments started in i
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -20,11 +19,10 @@ from pathlib import Path
 import pytest
 
 from pulsar_conformance import output
+from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.spark_checks.session import TIMES
 
 from .timings import TIMINGS
-
-ENV_OUT = "PULSAR_CONFORMANCE_CERTIFY_OUT"  # conformance/run.py's, read here without importing the suite
 
 _current = {"name": "", "started": time.monotonic()}
 _run: dict = {"started": time.monotonic(), "tests": [], "deployments": []}
@@ -94,7 +92,7 @@ def _deployment_started(deployment) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus) -> None:
-    out = os.environ.get(ENV_OUT)
+    out = request_file.out_dir()
     if not out or not Path(out).is_dir():
         return
     doc = {"session_s": round(time.monotonic() - _run["started"], 2), "spark": TIMES.to_json(),

@@ -23,10 +23,9 @@ from itertools import permutations
 from pathlib import Path
 
 from pulsar_conformance import protocols  # protocols.PROTOCOLS read at call time (tests add one)
+from pulsar_conformance.conformance.profiles import PROFILES, get_profile
 from pulsar_conformance.errors import EXIT_PASS, EXIT_UNKNOWN, UsageError
 from pulsar_conformance.output import emit
-
-from .profiles import PROFILES, get_profile
 
 LINK_ACTIONS = ("cut", "heal", "cut_one_way", "heal_one_way")
 

@@ -48,6 +48,7 @@ from pathlib import Path
 
 from pulsar_conformance import __version__
 from pulsar_conformance.conformance.harness import rejudge as harness
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.conformance.run import CertifyRun
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.files import check_output_path
@@ -58,7 +59,6 @@ from . import archive, bundle, bundle_findings, events, failover, values
 from .certify import exit_code
 from .compare import load as load_bundle
 from .junit import read_junit, write_requirements_junit
-from .profiles import PROFILES
 from .results import FIX_TAMPERED
 from .verdicts import load_requirements, requirement_rows, run_context, run_verdict, summary_topology
 

@@ -26,6 +26,7 @@ from typing import Any
 from packaging.version import Version
 
 from pulsar_conformance import protocols  # protocols.PROTOCOLS read at call time (tests add one)
+from pulsar_conformance.conformance.profiles import Profile, get_profile
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.files import check_cache_dir, check_output_path
 from pulsar_conformance.fixtures import client_versions
@@ -34,8 +35,9 @@ from pulsar_conformance.fixtures.deploy.java import JAVA_ENV, choose_java, probe
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 from pulsar_conformance.output import progress
 from pulsar_conformance.protocols import ProtocolOption, declaring, protocol_options
+from pulsar_conformance.redact import redact_url
+from pulsar_conformance.spark_checks.options import check_driver_host, check_master
 
-from .profiles import Profile, get_profile
 from .releases import check_release
 from .verdicts import load_requirements
 
@@ -102,6 +104,10 @@ class CertifyRequest:
     allow_irreversible: bool = False
     # an external deployment: leave what the run created on the clusters (deleted at the end otherwise)
     keep: bool = False
+    # where the capture checks run (certify --spark-master, else $MASTER): None is local[*]; and the address a
+    # standalone master's executors call the driver back at (--spark-driver-host, else $SPARK_LOCAL_IP)
+    spark_master: str | None = None
+    spark_driver_host: str | None = None
 
     @property
     def is_series(self) -> bool:
@@ -176,6 +182,8 @@ def certify_request(args) -> CertifyRequest:
     _check_version_deployment(args.pulsar_version, args.deployment)
     keep = check_keep(bool(getattr(args, "keep", False)), args.deployment)
     _check_java_env()
+    spark_master, spark_driver_host = check_spark(getattr(args, "spark_master", None),
+                                                  getattr(args, "spark_driver_host", None))
     deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None))
     if deployment.backend == "external":
         pulsar = None  # the brokers say which release they run (an environment value is not theirs)
@@ -185,7 +193,8 @@ def certify_request(args) -> CertifyRequest:
         options=option_values(options), exclude=exclude,
         select=select, vendor=args.vendor, product=args.product, json=bool(getattr(args, "json", False)),
         deployment_option=args.deployment, out_option=args.out,
-        allow_irreversible=bool(getattr(args, "allow_irreversible", False)), keep=keep)
+        allow_irreversible=bool(getattr(args, "allow_irreversible", False)), keep=keep,
+        spark_master=spark_master, spark_driver_host=spark_driver_host)
     _check_releases(request)
     _prepare_options(request, given)
     return request.replace(clients=_prepare_clients(request))
@@ -221,12 +230,6 @@ def configuration(request: CertifyRequest) -> dict:
     or its default (a run given no TLS mode ran the default one, and says so)."""
     return {o.field: request.option(o.field) or o.configuration_default for o in protocol_options()
             if o.configuration_default is not None and runs_option(request.profile, o)}
-
-
-def option_environment(request: CertifyRequest) -> dict[str, str]:
-    """The variables certify sets for the tests' process: each option given, under its descriptor's name."""
-    values = dict(request.options)
-    return {o.env: values[o.field] for o in protocol_options() if values.get(o.field)}
 
 
 def _profiles_text(o: ProtocolOption) -> tuple[str, str]:
@@ -495,6 +498,63 @@ def check_keep(given: bool, option: str | None) -> bool:
         return False
     progress(f"certify: ${KEEP_ENV}=1 read as --keep: what the run creates stays on the clusters")
     return True
+
+
+# Spark's own variables (spark_checks/session.py MASTER_ENV, DRIVER_HOST_ENV): spark-submit reads the master
+# from $MASTER when no --master is given, and a Spark process its address from $SPARK_LOCAL_IP
+SPARK_MASTER_ENV = "MASTER"
+SPARK_DRIVER_HOST_ENV = "SPARK_LOCAL_IP"
+
+
+def check_spark(master: str | None, driver_host: str | None) -> tuple[str | None, str | None]:
+    """``--spark-master`` (else ``$MASTER``) and ``--spark-driver-host`` (else ``$SPARK_LOCAL_IP``), checked
+    before anything starts: a master Spark would refuse, or a standalone master that does not answer (Spark
+    retries one for about a minute, once the tests are minutes in), is exit 64 naming the option or the
+    variable it came from. (None, None): the checks run on local[*], as before."""
+    named = "--spark-master"
+    if master is None and os.environ.get(SPARK_MASTER_ENV, "").strip():
+        master, named = os.environ[SPARK_MASTER_ENV].strip(), f"${SPARK_MASTER_ENV}"
+    if master is not None:
+        try:
+            check_master(master, option=named)
+        except UsageError as error:
+            # the shared fix names check-capture's --master; certify's option is --spark-master
+            fix = (error.fix or "").replace("--master ", "--spark-master ")
+            if named != "--spark-master":
+                fix = f"unset {SPARK_MASTER_ENV}, or set it to a value --spark-master accepts: {fix}"
+            raise UsageError(error.problem, fix) from None
+    standalone = bool(master) and master.startswith("spark://")
+    if driver_host is not None:
+        if not standalone:
+            raise UsageError(f"--spark-driver-host {driver_host} is the address a spark:// master's executors call "
+                             f"the driver back at; the checks run on {master or 'local[*]'}, in this process",
+                             "drop --spark-driver-host, or pass --spark-master spark://HOST:PORT too")
+        return master, check_driver_host(driver_host, option="--spark-driver-host")
+    local_ip = os.environ.get(SPARK_DRIVER_HOST_ENV, "").strip()
+    if standalone and local_ip:
+        return master, check_driver_host(local_ip, option=f"${SPARK_DRIVER_HOST_ENV}")
+    if standalone:
+        progress(f"certify: the Spark driver is reached at 127.0.0.1 by the executors of {redact_url(master)}: "
+                 "workers on another machine cannot call it back (pass --spark-driver-host ADDRESS)")
+    return master, None  # local mode binds loopback (spark_checks/session.py): a driver address is not used
+
+
+def spark_context(request: CertifyRequest) -> dict | None:
+    """The bundle's record of where the capture checks ran (summary.json ``spark``): the master with any
+    userinfo masked, and the driver's address; None: local[*], the default."""
+    if not request.spark_master:
+        return None
+    return {"master": redact_url(request.spark_master), "driver_host": request.spark_driver_host}
+
+
+def spark_flags(request: CertifyRequest) -> list[str]:
+    """The reproduce command's Spark options (a master from $MASTER is repeated as the option)."""
+    flags = []
+    if request.spark_master:
+        flags += ["--spark-master", redact_url(request.spark_master)]
+    if request.spark_driver_host:
+        flags += ["--spark-driver-host", request.spark_driver_host]
+    return flags
 
 
 def _check_matrix_deployment(matrix: Matrix | None, option: str | None) -> None:

@@ -4,6 +4,8 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
   scenario made (a failover client); ``handles``: a producer or consumer as data, for an outcome;
 - ``evidence``: the capture's rows and Spark's verdict over them; ``history``: the rows asked per
   topic, producer and subscription; ``timeline``: a scenario's labelled instants and how it ends;
+  ``afterwards``: Spark's verdict taken after the scenario, from what it recorded (each protocol's
+  record step, before its judge: a scenario judges nothing);
 - ``outcome``: a protocol's outcome saved beside its capture and loaded back, so its judge runs offline;
 - ``rows``: what a judge returns (pure: no cluster, no recording), check-safe without a recorder;
 - ``recorder``: the rows into the certification run's checks (a failed MUST fails the test, an
@@ -15,6 +17,8 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
 - ``projection``: a run's observed steps checked against a spec with hidden steps (trace.py's tool);
   ``switchover``: the figures of a switch (redirect time, send gaps, duplicates after it);
 - ``deadline``: every blocking client call under a deadline, a hung one kept as evidence;
+- ``java_harness``: the suite's Java client program (Harness.java, beside it) and the command every mode of it
+  starts with; ``java_release``: which pulsar-client-original release it runs, its jars from Maven Central;
 - ``java_process``: what the suite's Java client program shares across its modes (credentials by
   environment, its event lines as capture rows); ``java_consumer``: that program draining a
   subscription, for a scenario that moves a consumer and judges the Java client with the same judge;

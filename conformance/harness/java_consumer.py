@@ -12,8 +12,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..protocols.client_failover.java_client import harness_command
 from . import java_process
+from .java_harness import harness_command
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""What every run of the suite's Java client program shares (client_failover/Harness.java: the PIP-121
+"""What every run of the suite's Java client program shares (harness/Harness.java: the PIP-121
 failover client, and ``mode=drain``, one consumer): the credentials it is handed by environment, and
 its recorded events turned into capture rows.
 

@@ -1,5 +1,5 @@
 """A scenario's traffic through the real Java client: the Java harness's ``mode=traffic``
-(client_failover/Harness.java, pulsar-client-original of the run's Java client release) runs the
+(harness/Harness.java, pulsar-client-original of the run's Java client release) runs the
 producers, consumers and readers of ``loads`` on one cluster's service URL, each on a client of its
 own, and its events join the scenario's capture like the Python traffic's (java_process.append_events).
 
@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..protocols.client_failover.java_client import harness_command
 from . import java_process
 from .deadline import CLIENT_CALL_DEADLINE_S, HungCall
 from .handles import HandleInfo, refusal
+from .java_harness import harness_command
 from .traffic import Sub, TopicLoad, handles_of
 
 # compiling Harness.java and creating a score of clients take a while on two busy cores

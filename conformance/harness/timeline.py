@@ -56,9 +56,11 @@ def save_stored(run_dir: Path, cluster: str, uids) -> None:
     write_atomic(run_dir / "stored.json", json.dumps({"cluster": cluster, "uids": sorted(set(uids))}))
 
 
-def save(run_dir: Path, protocol: str, doc: dict | None, markers: list[dict], verdict: dict) -> None:
-    """``<protocol>.json`` (the outcome), ``markers.json`` and ``verdict.json`` beside the capture."""
+def save(run_dir: Path, protocol: str, doc: dict | None, markers: list[dict], verdict: dict | None = None) -> None:
+    """``<protocol>.json`` (the outcome) and ``markers.json`` beside the capture; ``verdict.json`` only when a
+    verdict is given: a scenario has none (Spark judges after it, harness/afterwards.py writes the file)."""
     if doc is not None:
         write_atomic(run_dir / f"{protocol}.json", json.dumps(doc, indent=2, default=str))
     write_atomic(run_dir / "markers.json", json.dumps(markers, indent=2, default=str))
-    write_atomic(run_dir / "verdict.json", json.dumps(verdict, indent=2, default=str))
+    if verdict is not None:
+        write_atomic(run_dir / "verdict.json", json.dumps(verdict, indent=2, default=str))

@@ -5,7 +5,7 @@ def resolve_java_client(value: str, deployment) -> None:
     """pulsar-client-original ``value`` resolved from Maven Central (cached) before any broker or JVM starts."""
     # lazy: layering, the descriptors sit below the areas (spec and reports import them); the suite's code loads
     # only when the option is checked
-    from pulsar_conformance.conformance.protocols.client_failover.java_release import resolve
+    from pulsar_conformance.conformance.harness.java_release import resolve
 
     resolve(value)
 

@@ -15,10 +15,12 @@ PROTOCOL = Protocol(
     # Hypothesis needs 600 examples to reach the copy-phase mutants (300 leave two alive; measured)
     mutants=MutantBudget(depth=12, examples=600, steps=40),
     # on the run's release when it has PIP-454 (4.2.4 by default; see the smoke profile's
-    # same_release): a target other than Oxia asked for over REST, answered at once (R11) where the
-    # migration scenarios wait through PREPARATION (about 180 s on 4.2.4, docs/releases.md)
-    smoke_tests=("test_metadata_migration.py::test_a_target_other_than_oxia",),
-    smoke_requirements=("PIP454-R11",),
+    # same_release): a target other than Oxia asked for over REST, answered at once (R11), and one small
+    # migration to COMPLETED judged by the MUSTs a completed migration shows (R01, R03, R04, R06); the
+    # writes through it and the cluster after the cutover are the profile's own scenario
+    smoke_tests=("test_metadata_migration.py::test_a_target_other_than_oxia",
+                 "test_metadata_migration.py::test_migration_reaches_completed"),
+    smoke_requirements=("PIP454-R11", "PIP454-R01", "PIP454-R03", "PIP454-R04", "PIP454-R06"),
     # on an external deployment: the operator's cluster playing zeta, its stores named by the file's
     # metadata_migration: section (fixtures/deploy/external_migration.py); the other-target scenario's second
     # cluster (rho) and the participant scenario are the local backend's only (unknown there, saying so)
@@ -28,7 +30,9 @@ PROTOCOL = Protocol(
     # restarted on the target after COMPLETED
     faults=("kill", "start", "oxia.kill", "oxia.start", "cutover"),
     # a migration moves the cluster's metadata for good: each scenario that starts one
-    irreversible=("test_metadata_migration.py::test_migration_with_traffic",
+    irreversible=("test_explore_live.py::test_explore_metadata_migration",
+                  "test_metadata_migration.py::test_migration_with_traffic",
+                  "test_metadata_migration.py::test_migration_reaches_completed",
                   "test_metadata_migration.py::test_oxia_killed_during_the_copy",
                   "test_metadata_migration.py::test_coordinator_killed_during_preparation",
                   "test_metadata_migration.py::test_participant_killed_during_preparation",

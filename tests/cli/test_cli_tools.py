@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from pulsar_conformance import cli, debian
+from pulsar_conformance.conformance.profiles import PROFILES, tools
 from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
-from pulsar_conformance.reports.profiles import PROFILES, tools
 
 REAL_WHICH = shutil.which
 

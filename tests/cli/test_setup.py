@@ -169,7 +169,7 @@ def test_the_containers_backend_without_an_engine_names_setup(monkeypatch, tmp_p
 def test_the_base_image_without_debootstrap_names_setup(monkeypatch, tmp_path, no_installs, as_root):
     from pulsar_conformance.fixtures.deploy import images
 
-    monkeypatch.setattr(images, "_has", lambda client, tag: False)
+    monkeypatch.setattr(images, "has_image", lambda client, tag: False)
     _absent(monkeypatch, "debootstrap")
     with pytest.raises(UsageError) as refused:
         images.base_image(object(), tmp_path)

@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import strategies as st
 
-from pulsar_conformance.reports.profiles import PROFILES
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.reports.request import MAX_REPEAT
 
 from .cases import DIR, FIFO, Case, executable, fuzz, json_flag, params, run_valid

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from hypothesis import strategies as st
 
-from pulsar_conformance.reports.profiles import PROFILES
+from pulsar_conformance.conformance.profiles import PROFILES
 
 from .cases import (
     CLIENT_SECRET,

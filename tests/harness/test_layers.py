@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from pulsar_conformance.conformance.run import catalog_requirements
@@ -44,22 +45,35 @@ def test_the_spec_catalog_imports_nothing_above_the_spec_layer():
     assert done.stdout.strip() == "[]"
 
 
+def _imports(path: Path, package: list[str]) -> list[tuple[int, str, bool]]:
+    """Each import of ``path`` (a module of ``package``) as (line, absolute module name, at module level)."""
+    tree = ast.parse(path.read_text())
+    top = {id(node) for node in tree.body}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = (".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+                    if node.level else node.module or "")
+            names = [base] if node.module else [f"{base}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out += [(node.lineno, name, id(node) in top) for name in names]
+    return out
+
+
+def _package(path: Path) -> list[str]:
+    return ["pulsar_conformance", *path.relative_to(ROOT).parent.parts]
+
+
 def _area_imports() -> dict[str, dict[str, set[str]]]:
-    """area -> area it imports -> the files that do (every import, function-local ones included)."""
+    """area -> area it imports -> the files that do (every import, function-local ones included, test modules
+    and conftest files of the area included: a test module is code of its area too)."""
     found: dict[str, dict[str, set[str]]] = {}
     for area in AREAS:
         for path in (ROOT / area).rglob("*.py"):
-            if path.name.startswith("test_") or path.name == "conftest.py":
-                continue
-            package = ["pulsar_conformance", area, *path.relative_to(ROOT / area).parent.parts]
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ImportFrom):
-                    name = (".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
-                            if node.level else node.module or "")
-                elif isinstance(node, ast.Import):
-                    name = node.names[0].name
-                else:
-                    continue
+            for _line, name, _top in _imports(path, _package(path)):
                 parts = name.split(".")
                 if parts[0] == "pulsar_conformance" and len(parts) > 1 and parts[1] in AREAS and parts[1] != area:
                     found.setdefault(area, {}).setdefault(parts[1], set()).add(str(path.relative_to(ROOT)))
@@ -88,3 +102,83 @@ def test_tests_never_import_tests():
             if any(part.startswith("test_") for name in names for part in name.split(".")):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+def _wrong_way(files, allowed) -> list[str]:
+    """``file:line name`` of each import in ``files`` whose module ``allowed(path, name)`` refuses."""
+    return [f"{path.relative_to(ROOT)}:{line} {name}" for path in files
+            for line, name, _top in _imports(path, _package(path)) if not allowed(path, name)]
+
+
+PROTOCOLS = ROOT / "conformance" / "protocols"
+HARNESS = ROOT / "conformance" / "harness"
+
+
+def test_the_harness_imports_no_protocol_package():
+    """The shared machinery (the Java client program included: harness/java_harness.py) serves every protocol;
+    a harness module that imported one protocol's package made it part of that protocol."""
+    found = _wrong_way(HARNESS.rglob("*.py"), lambda _p, name: not name.startswith("pulsar_conformance.conformance.protocols"))
+    assert found == []
+
+
+def test_no_protocol_package_imports_another():
+    """What two protocols share is the harness's; tests and conftest files of a package included."""
+    def allowed(path: Path, name: str) -> bool:
+        mine = path.relative_to(PROTOCOLS).parts[0]
+        prefix = "pulsar_conformance.conformance.protocols."
+        return not name.startswith(prefix) or name[len(prefix):].split(".")[0] in (mine, "")
+
+    assert _wrong_way(PROTOCOLS.rglob("*.py"), allowed) == []
+
+
+BASE = ("errors", "files", "output", "redact", "wait", "interrupts", "extras", "debian", "invocation")
+
+
+def test_the_root_packages_base_modules_import_no_area():
+    """pulsar_conformance's own modules below the areas (errors, files, output, ...) import none of them; the
+    entry points (cli, setup_cli, completion, scaffold) sit above and may."""
+    base = [ROOT / "pulsar_conformance" / f"{name}.py" for name in BASE]
+    assert all(p.is_file() for p in base), [p for p in base if not p.is_file()]
+    found = _wrong_way(base, lambda _p, name: not (name.split(".")[:2] and len(name.split(".")) > 1
+                                                    and name.split(".")[0] == "pulsar_conformance"
+                                                    and name.split(".")[1] in AREAS))
+    assert found == []
+
+
+def test_the_descriptors_reach_the_areas_only_lazily_with_the_reason():
+    """The protocol descriptors (pulsar_conformance/protocols/) sit below the areas: spec, fixtures and reports
+    derive from them. A descriptor's check hook may load the suite's code when it runs (a function-local import
+    marked ``# lazy:``), never at import time, which would make every area import the suite."""
+    found = []
+    for path in (ROOT / "pulsar_conformance" / "protocols").glob("*.py"):
+        lines = path.read_text().splitlines()
+        for line, name, top in _imports(path, _package(path)):
+            parts = name.split(".")
+            if len(parts) > 1 and parts[0] == "pulsar_conformance" and parts[1] in AREAS:
+                marked = any("# lazy:" in text for text in lines[max(0, line - 4): line])
+                if top or not marked:
+                    found.append(f"{path.relative_to(ROOT)}:{line} {name}")
+    assert found == []
+
+
+def test_the_scan_sees_a_wrong_way_import(tmp_path, monkeypatch):
+    """The control: the imports this issue found (the harness importing the Java client from client_failover,
+    tenant migration importing client_failover's java_release) are caught."""
+    harness = tmp_path / "conformance" / "harness"
+    protocol = tmp_path / "conformance" / "protocols" / "tenant_migration"
+    harness.mkdir(parents=True)
+    protocol.mkdir(parents=True)
+    (harness / "java_consumer.py").write_text("from ..protocols.client_failover.java_client import harness_command\n")
+    (protocol / "scenario.py").write_text("from ..client_failover.java_release import wanted_version\n"
+                                          "from . import judge\nfrom ...harness import traffic\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path, raising=False)
+    import sys
+
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "ROOT", tmp_path)
+    monkeypatch.setattr(module, "HARNESS", harness)
+    monkeypatch.setattr(module, "PROTOCOLS", tmp_path / "conformance" / "protocols")
+    with pytest.raises(AssertionError):
+        test_the_harness_imports_no_protocol_package()
+    with pytest.raises(AssertionError):
+        test_no_protocol_package_imports_another()

@@ -28,8 +28,8 @@ def checks() -> list[dict]:
 def build(out: Path, captures: dict[str, Path] | None = None, rows: list[dict] | None = None) -> Path:
     """The bundle in ``out`` (the cluster-migration profile's, so the client-failover rows are
     "checked, not certified"): ``captures`` and check ``rows`` default to all recorded ones."""
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.profiles import get_profile
     from pulsar_conformance.reports.request import CertifyRequest
 
     for name, path in (CAPTURES if captures is None else captures).items():

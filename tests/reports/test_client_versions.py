@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pulsar_conformance.conformance.profiles import get_profile
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures import client_versions
 from pulsar_conformance.fixtures.client_versions import environment_dir, prepare
-from pulsar_conformance.reports.profiles import get_profile
 from pulsar_conformance.reports.request import CertifyRequest
 
 # another client than this environment's: 3.4.0, the last release that cannot follow TopicMigrated

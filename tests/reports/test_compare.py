@@ -14,7 +14,7 @@ from .conftest import CLI
 
 
 def _declared(profile: str = "cluster-migration") -> list[str]:
-    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.verdicts import load_requirements
 
     return get_profile(profile).declared(load_requirements())
@@ -22,8 +22,8 @@ def _declared(profile: str = "cluster-migration") -> list[str]:
 
 def _bundle(where, changes: dict[str, str], pulsar: str, profile: str = "cluster-migration"):
     """A bundle where every requirement the profile certifies passed, but for ``changes`` (None: no check ran)."""
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.profiles import get_profile
     from pulsar_conformance.reports.request import CertifyRequest
 
     verdicts = {**{rid: "pass" for rid in _declared(profile)}, **changes}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pulsar_conformance.cli import build_parser
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
-from pulsar_conformance.reports.profiles import PROFILES
 
 FILE = """
 clusters:

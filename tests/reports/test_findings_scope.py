@@ -29,8 +29,8 @@ def _row(check: str, rid: str, verdict: str, client: str | None = None) -> dict:
 
 def _bundle(out: Path, rows: list[dict], *, pulsar: str, topology: str = "standalone",
             profile: str = "cluster-migration") -> dict:
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.profiles import get_profile
     from pulsar_conformance.reports.request import CertifyRequest, Deployment
 
     out.mkdir(parents=True)

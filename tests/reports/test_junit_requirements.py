@@ -102,7 +102,7 @@ def test_allure_key_matches_allure_pytest_names():
 
 def _pass_with_deviations(tmp_path):
     """A cluster-migration bundle whose every declared requirement passed but one SHOULD, which failed."""
-    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.verdicts import load_requirements
 
     catalog = {r.id: r for r in load_requirements()}

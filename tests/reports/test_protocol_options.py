@@ -12,11 +12,12 @@ import pytest
 
 from pulsar_conformance import protocols
 from pulsar_conformance.cli import build_parser
+from pulsar_conformance.conformance import profiles
+from pulsar_conformance.conformance.profiles import Profile, get_profile
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.protocols import PROTOCOLS, Protocol, ProtocolOption, declaring, protocol_options
-from pulsar_conformance.reports import certify, profiles
+from pulsar_conformance.reports import certify
 from pulsar_conformance.reports.bundle import command_line
-from pulsar_conformance.reports.profiles import Profile, get_profile
 from pulsar_conformance.reports.request import (
     AXES,
     ENV_OPTIONS,
@@ -57,12 +58,12 @@ def fencing(monkeypatch, tmp_path):
 def test_a_declared_option_reaches_the_tests_process_the_bundle_and_the_reproduce_command(fencing, tmp_path):
     request = CertifyRequest(profile=fencing, out=tmp_path).replace(fencing_mode="on")
     assert request.fencing_mode == "on" and request.option("fencing_mode") == "on"
-    assert certify._child_env(request).get(FENCING.env) == "on", "the tests' process reads the option from its variable"
+    assert certify.run_request(request).options == {"fencing_mode": "on"}, "the tests' process reads it in its request"
     assert "--fencing-mode on" in command_line(request), "the reproduce command repeats the option"
     assert configuration(request) == {"fencing_mode": "on"}, "the bundle records the run's configuration"
     plain = request.replace(fencing_mode=None)
     assert configuration(plain) == {"fencing_mode": "off"}, "a run without the option ran the declared default"
-    assert FENCING.env not in certify._child_env(plain) and "--fencing-mode" not in command_line(plain)
+    assert "fencing_mode" not in certify.run_request(plain).options and "--fencing-mode" not in command_line(plain)
     other = CertifyRequest(profile=get_profile(OTHER), out=tmp_path)
     assert configuration(other) == {}, "a profile that runs no declaring protocol has no such configuration"
 
@@ -151,7 +152,7 @@ def test_reports_name_no_protocol_by_hand():
     found = sorted({where for source in SOURCES for where in _hand_named(ROOT / source)})
     assert found == [], ("reports/ names protocols or their options by hand; derive them from the descriptors "
                          "(pulsar_conformance/protocols: Protocol.options, ProtocolOption; reports/request.py "
-                         "accepts, configuration, option_environment):\n  " + "\n  ".join(found))
+                         "accepts, configuration):\n  " + "\n  ".join(found))
 
 
 def test_a_tls_mode_with_tls_brokers_is_refused_off_the_local_backend(tmp_path):

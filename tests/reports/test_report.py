@@ -23,7 +23,7 @@ LATENCY, DELIVERY, LAG = ("send-to-ack latency (p50, p99 per second)", "delivere
 
 
 def _declared() -> list[str]:
-    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.verdicts import load_requirements
 
     return get_profile(PROFILE).declared(load_requirements())
@@ -33,8 +33,8 @@ def _declared() -> list[str]:
 def bundle(tmp_path_factory) -> Path:
     """A cluster-migration bundle: every certified requirement checked (one failing), a requirement of
     another area checked too, and a model check over certified and uncertified requirements."""
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.profiles import get_profile
     from pulsar_conformance.reports.request import CertifyRequest
 
     out = tmp_path_factory.mktemp("report") / "bundle"

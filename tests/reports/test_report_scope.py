@@ -12,7 +12,7 @@ from .handmade import make_bundle, row
 
 
 def _passing_with_a_deviation(where):
-    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.verdicts import load_requirements
 
     catalog = {r.id: r for r in load_requirements()}

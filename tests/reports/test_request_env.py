@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pulsar_conformance.cli import build_parser
+from pulsar_conformance.conformance.profiles import get_profile
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.reports.profiles import get_profile
 from pulsar_conformance.reports.request import ENV_OPTIONS, certify_request, environment_options, parse_matrix
 
 PULSAR, JAVA, TLS = (ENV_OPTIONS[f][0] for f in ("pulsar_version", "java_client_version", "migration_tls"))

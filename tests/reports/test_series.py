@@ -42,7 +42,7 @@ def test_unknown_in_one_run_keeps_the_series_from_passing():
 def _planned(matrix: str | None, repeat: int = 1, seed: int = 1):
     from pathlib import Path
 
-    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.request import CertifyRequest
 
     request = CertifyRequest(profile=get_profile("cluster-migration"), out=Path("/series"), run_id="s", seed=seed,
@@ -81,8 +81,8 @@ def test_a_series_runs_each_planned_request_and_writes_one_summary(tmp_path, mon
     release), nothing mutates the series' request, and an interrupted run ends the series (130)."""
     import json
 
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports import certify, series
-    from pulsar_conformance.reports.profiles import get_profile
     from pulsar_conformance.reports.request import CertifyRequest
 
     seen = []

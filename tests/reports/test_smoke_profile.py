@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import pulsar_conformance.conformance as suites
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.protocols import PROTOCOLS
 from pulsar_conformance.reports import certify
-from pulsar_conformance.reports.profiles import PROFILES
 from pulsar_conformance.reports.request import CertifyRequest, Deployment
 from pulsar_conformance.reports.verdicts import load_requirements
 
@@ -84,11 +84,10 @@ def test_smoke_runs_every_deployment_on_one_release(tmp_path, backend, given, ex
 
     request = CertifyRequest(profile=PROFILES["smoke"], deployment=Deployment(backend), out=tmp_path,
                              pulsar_version=given)
-    env = certify._child_env(request)
     want = DEFAULT_PULSAR_VERSION if expected == "default" else expected
-    assert env.get("PULSAR_CONFORMANCE_PULSAR_VERSION") == want
+    assert certify.run_request(request).pulsar_version == want  # the tests' process reads it from the request file
     other = CertifyRequest(profile=PROFILES["metadata-migration"], deployment=Deployment("local"), out=tmp_path)
-    assert "PULSAR_CONFORMANCE_PULSAR_VERSION" not in certify._child_env(other)
+    assert certify.run_request(other).pulsar_version is None
 
 
 def test_smoke_refuses_a_client_too_old_for_its_failover_scenario():
@@ -98,12 +97,19 @@ def test_smoke_refuses_a_client_too_old_for_its_failover_scenario():
 
 @pytest.mark.parametrize("topology, expected", [("standalone", None), ("cluster", "cluster")])
 def test_the_topology_reaches_the_tests_deployments(tmp_path, monkeypatch, topology, expected):
-    """certify --topology cluster: the tests' process is told (fixtures/pytest_plugin._start reads it);
-    a value left in the caller's environment never leaks into a standalone run."""
+    """certify --topology cluster: the tests' process is told in its request file (fixtures/pytest_plugin._start
+    reads it through fixtures/deploy/topology.from_environment); a value left in the caller's environment never
+    leaks into a standalone run."""
+    from pulsar_conformance.fixtures import request_file
+    from pulsar_conformance.fixtures.deploy import topology as topologies
+
     monkeypatch.setenv("PULSAR_CONFORMANCE_TOPOLOGY", "cluster:brokers=3")
     request = CertifyRequest(profile=PROFILES["policy-sync"], deployment=Deployment("local", topology=topology),
                              out=tmp_path)
-    assert certify._child_env(request).get("PULSAR_CONFORMANCE_TOPOLOGY") == expected
+    env = certify._child_env(request)
+    assert "PULSAR_CONFORMANCE_TOPOLOGY" not in env
+    monkeypatch.setenv(request_file.ENV, env[request_file.ENV])
+    assert topologies.from_environment() == (None if expected is None else topologies.Topology.cluster())
 
 
 def test_the_reproduce_command_keeps_the_topology_and_the_irreversible_consent(tmp_path):

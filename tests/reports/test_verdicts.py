@@ -16,8 +16,8 @@ def _build(out, *, run_id: str, profile: str, pytest_exit: int, exclude=(), sele
     it from argparse's namespace to reports/request.CertifyRequest)."""
     import inspect
 
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.profiles import get_profile
 
     if "request" in inspect.signature(build_bundle).parameters:
         from pulsar_conformance.reports.request import CertifyRequest
@@ -124,7 +124,7 @@ def test_only_a_failed_must_fails_the_run():
 # Issue 11, item 1: a profile declares what it certifies; a declared requirement without a
 # verdict (an external deployment without a `remote` skips PIP188-R07/R08) is never a PASS.
 def _declared_rows(missing: str = "not run"):
-    from pulsar_conformance.reports.profiles import get_profile
+    from pulsar_conformance.conformance.profiles import get_profile
     from pulsar_conformance.reports.verdicts import load_requirements
 
     declared = get_profile("cluster-migration").declared(load_requirements())
@@ -168,7 +168,7 @@ def test_the_user_may_narrow_the_profile_and_the_run_says_so():
 
 
 def test_profiles_declare_only_what_they_check():
-    from pulsar_conformance.reports.profiles import PROFILES
+    from pulsar_conformance.conformance.profiles import PROFILES
     from pulsar_conformance.reports.verdicts import load_requirements
 
     requirements = load_requirements()

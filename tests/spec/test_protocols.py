@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.protocols import PROTOCOLS, markers
-from pulsar_conformance.reports.profiles import PROFILES
 from pulsar_conformance.spec.cli import ci_commands
 from pulsar_conformance.spec.registry import SPECS
 

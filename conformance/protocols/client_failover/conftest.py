@@ -13,9 +13,7 @@ from .client import CLUSTERS
 def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture argument
     deployment = pulsar_deployment_factory(CLUSTERS, name=f"failover-{os.getpid()}")
     yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", "client-failover"))
+    deployment.collect_logs(certify_run.directory("logs", "client-failover"))
     deployment.close()
 
 
@@ -25,7 +23,5 @@ def token_clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fi
     deployment = pulsar_deployment_factory(("primary", "s1"), name=f"failover-tokens-{os.getpid()}",
                                            auth="token-per-cluster", heap_mb=384)
     yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", "client-failover-tokens"))
+    deployment.collect_logs(certify_run.directory("logs", "client-failover-tokens"))
     deployment.close()

@@ -21,7 +21,7 @@ from pulsar_conformance.files import write_atomic
 
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from . import observe, scenario, trace
+from . import observe, scenario
 from .client import FailoverClient
 from .outcome import Credentials, Event, FailoverConfig, Outcome
 
@@ -59,9 +59,9 @@ def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, afte
         for error in filter(None, after):
             figures.errors_after_switch[error] = figures.errors_after_switch.get(error, 0) + 1
     figures.stored_on_target = observe.stored_on(deployment, "s1", topic)
+    # no capture: nothing for Spark to judge ({}, not None); the trace is validated after the run (record.py)
     out = Outcome(NAME, run_dir, CONFIG, start_ns, events, [], {}, sum(1 for _, e in sends if e is None), [], [],
                   credentials=figures)
-    out.validation = trace.validation(out)
     saved.save(out, run_dir)
     write_atomic(run_dir / "credentials.json", json.dumps(asdict(figures) | {"run_dir": str(run_dir), "topic": topic},
                                                           indent=2, default=str))

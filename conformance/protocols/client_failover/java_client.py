@@ -17,18 +17,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pulsar_conformance.fixtures.deploy import auth_plugins, jvm
-from pulsar_conformance.fixtures.deploy.java import choose_java
-from pulsar_conformance.fixtures.deploy.versions import parse_version
+from pulsar_conformance.fixtures.deploy import auth_plugins
 
 from ...harness import java_process
+from ...harness.java_harness import harness_command
+from ...harness.java_release import wanted_version
 from . import java_log
 from .client import Attachment
-from .java_release import resolve, wanted_version
 from .outcome import FailoverConfig
 
-HERE = Path(__file__).resolve().parent
-HARNESS = HERE / "Harness.java"
 # between the secondary clusters' service URLs (Harness.java splits on it): never inside a URL,
 # where a comma is (a cluster of several brokers is a host list)
 SECONDARY_SEPARATOR = " "
@@ -36,17 +33,6 @@ SECONDARY_SEPARATOR = " "
 READY_TIMEOUT_S = 90.0
 
 
-
-
-def harness_command(version: str, run_dir: Path, args: dict, jvm_options: tuple[str, ...] = ()) -> list[str]:
-    """The command that runs Harness.java with pulsar-client-original ``version`` (resolved from Maven,
-    cached) on a Java that release runs on, its classpath in an argfile in ``run_dir`` (which exists),
-    and ``args`` as key=value arguments: every mode of the harness starts this way."""
-    classpath = resolve(version)
-    java = choose_java(parse_version(version))
-    argfile = jvm.classpath_argfile(run_dir, classpath.text)
-    return [java.path, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_options, f"@{argfile}",
-            str(HARNESS), *(f"{k}={v}" for k, v in args.items())]
 
 
 class UrlProvider:

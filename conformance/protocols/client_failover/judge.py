@@ -56,16 +56,18 @@ def common(out: Outcome, prefix: str, requirements: list[str]) -> list[Row]:
 
 def lost(out: Outcome, prefix: str) -> list[Row]:
     """PIP121-R11 from the capture and the clusters' backlogs after the client ended."""
-    found = {k: v["count"] for k, v in out.verdict["anomalies"].items() if v.get("count")}
+    # None: a run saved before Spark judged its capture (record.py never reached it): unknown, never a pass
+    verdict = out.verdict or {}
+    found = {k: v["count"] for k, v in (verdict.get("anomalies") or {}).items() if v.get("count")}
     switches = out.switches()
-    if out.verdict.get("valid") is None or not switches:
+    if verdict.get("valid") is None or not switches:
         return [row(f"{prefix}/nothing-acknowledged-lost", None,
                     f"not judged: {'Spark could not judge the capture' if switches else 'no switch'}", anomalies=found)]
     ok, said, figures = acknowledged_lost(out.columns, out.backlogs, switches[-1].cluster,
                                           drain_complete=out.drain_complete)
     drained = (out.java or {}).get("drained")
     return [row(f"{prefix}/nothing-acknowledged-lost", ok,
-                f"{said}; Spark over {out.verdict['events']} captured events ({out.sends_ok} acknowledged sends) across "
+                f"{said}; Spark over {verdict['events']} captured events ({out.sends_ok} acknowledged sends) across "
                 f"{len(switches)} switch(es): {found or 'no anomaly'}" + (f"; Java harness: {drained}" if drained else ""),
                 anomalies=found, **figures)]
 

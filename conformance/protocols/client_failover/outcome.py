@@ -1,7 +1,8 @@
 """What a PIP-121 scenario leaves to be judged (``Outcome``, saved as outcome.json by
 harness/outcome.py, the capture's rows read back from the capture): the client's configuration,
-the faults and switches with their times, Spark's verdict, the Java client's own log, the
-clusters' backlogs after the client ended, and R06's figures for the credentials scenarios."""
+the faults and switches with their times, the Java client's own log, the clusters' backlogs after
+the client ended, and R06's figures for the credentials scenarios; then Spark's verdict over the
+capture, added after the scenario by record.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -59,11 +60,14 @@ class Outcome:
     start_ns: int
     events: list[Event]  # faults and switches, in time order
     markers: list[dict]
-    verdict: dict  # Spark's
+    # Spark's over the capture: None as the scenario saves it, until record.py's ``recorded`` adds it (a run
+    # without a capture, credentials.run's, has {}: nothing for Spark to judge)
+    verdict: dict | None
     sends_ok: int
     errors: list[str]
     hung: list[str]
-    # the spec's verdict on the events (trace.validation): computed by the scenario, again on a loaded outcome
+    # the spec's verdict on the events (trace.validation): computed after the scenario (record.py), again by the
+    # judge on a loaded outcome
     validation: object = saved.unsaved(default=None)
     java: dict | None = None  # the Java client's release and its own log: failed probes (time, cluster)
     # per cluster, what the scenario's subscription still held after the client ended (observe.py)

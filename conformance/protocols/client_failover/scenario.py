@@ -1,6 +1,7 @@
 """One failover scenario: a producer and a consumer through one failover client, faults on the
-clusters at chosen moments, and the evidence (capture, Spark, where the client was attached,
-the fault events with their times, the spec's verdict on the whole).
+clusters at chosen moments, and what it observed (the capture, where the client was attached, the
+fault events with their times), saved as an outcome nothing has judged yet: Spark's check of the
+capture and the spec's validation of the events come afterwards, in record.py, before the judge.
 
 A fault's time is when the client's probe could first see it: a killed broker's port closes at
 the SIGKILL; a restarted one's port opens somewhere between the last refused and the first
@@ -25,7 +26,7 @@ from pulsar_conformance.wait import wait_until
 from ...harness import evidence, java_process, timeline
 from ...harness import outcome as saved
 from ...harness.traffic import Sub, Traffic
-from . import observe, trace
+from . import observe
 from .client import FailoverClient
 from .java_client import JavaFailoverClient
 from .outcome import Event, FailoverConfig, Outcome
@@ -158,9 +159,9 @@ def run(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str
             closing = client.close()
             if closing:
                 hung.append(closing)
-    return _conclude(name, run_dir, config, faults, client, start_ns,
-                     [e for h in traffic.handles for e in h.errors], hung, controlled,
-                     backlogs=observe.backlogs(deployment, topic, "reader", (config.primary, *config.secondaries)))
+    return _outcome(name, run_dir, config, faults, client, start_ns,
+                    [e for h in traffic.handles for e in h.errors], hung, controlled,
+                    backlogs=observe.backlogs(deployment, topic, "reader", (config.primary, *config.secondaries)))
 
 
 def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic: str, steps: list[Step], *,
@@ -198,30 +199,32 @@ def run_java(deployment, run_dir: Path, name: str, config: FailoverConfig, topic
         raise RuntimeError(f"the Java failover client (pulsar-client-original {client.version}) did not drain to its "
                            f"end ({'; '.join(hung) or 'no drained line'}; its last words: "
                            f"{java_process.last_words(client.lines)}); its command line and stderr are in {run_dir}")
-    return _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
-                     java={"version": client.version, "failed_probes": client.failed_probes(),
-                           "switch_log": client.switch_log(),
-                           "provider_polls": client.provider.polls if client.provider else None,
-                           "drained": client.drained()},
-                     backlogs=observe.backlogs(deployment, topic, "reader", (config.primary, *config.secondaries)), drain_complete=True)
+    return _outcome(name, run_dir, config, faults, client, start_ns, errors, hung, controlled,
+                    java={"version": client.version, "failed_probes": client.failed_probes(),
+                          "switch_log": client.switch_log(),
+                          "provider_polls": client.provider.polls if client.provider else None,
+                          "drained": client.drained()},
+                    backlogs=observe.backlogs(deployment, topic, "reader", (config.primary, *config.secondaries)), drain_complete=True)
 
 
-def _conclude(name, run_dir, config, faults, client, start_ns, errors, hung, controlled, java=None, *,
-              backlogs=None, drain_complete=False) -> Outcome:
+def _outcome(name, run_dir, config, faults, client, start_ns, errors, hung, controlled, java=None, *,
+             backlogs=None, drain_complete=False) -> Outcome:
+    """What the scenario observed, saved: the capture's rows read back, the faults and the client's switches
+    as one time-ordered list of events. Nothing judged yet (``verdict`` and ``validation`` None): record.py's
+    ``recorded`` adds Spark's verdict and the spec's validation, and saves the outcome again."""
     columns = evidence.read_capture(run_dir)
     switches = [Event(at, "switch", to, origin) for at, origin, to in client.switches()]
     events = sorted(faults.events + switches, key=lambda e: e.at_ns)
-    verdict = timeline.spark_verdict(run_dir, columns, faults.line)
-    outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, verdict,
+    outcome = Outcome(name, run_dir, config, start_ns, events, faults.line.markers, None,
                       columns["kind"].count("send_ok"), errors, hung, java=java, backlogs=backlogs,
                       drain_complete=drain_complete, controlled=controlled, marks=dict(faults.marks), columns=columns)
-    outcome.validation = trace.validation(outcome)
-    _save(outcome)
+    save(outcome)
     return outcome
 
 
-def _save(out: Outcome) -> None:
-    """outcome.json (harness/outcome.py), and failover.json, markers.json, verdict.json for the report."""
+def save(out: Outcome) -> None:
+    """outcome.json (harness/outcome.py), and failover.json, markers.json, verdict.json for the report; saved
+    by the scenario with nothing judged, again by record.py with Spark's verdict and the trace's validation."""
     saved.save(out, out.run_dir)
     v = out.validation
     doc = {"config": out.config.to_json(), "start_ns": out.start_ns,
@@ -231,6 +234,7 @@ def _save(out: Outcome) -> None:
            "trace": None if v is None else {"ok": v.ok, "problem": v.problem, "hidden_steps": v.hidden_steps,
                                             "labels": v.labels}}
     switches = [{"ts_ns": e.at_ns, "label": f"client {e.origin} -> {e.cluster}"} for e in out.switches()]
+    # timeline.save writes verdict.json too: None ("null") until record.py's afterwards.spark_verdict writes Spark's
     timeline.save(out.run_dir, "failover", doc, out.markers + switches, out.verdict)
 
 

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from ...harness.recorder import Recorder
-from . import credentials, judge
-from .checks import CHECKS
-from .record import PAUSE_PRIMARY, judged
+from . import credentials
+from .record import PAUSE_PRIMARY, judged, record
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -60,7 +58,5 @@ def test_provider_moves_the_client(clusters, certify_run, request):
 def test_target_credentials_applied_on_switch(token_clusters, certify_run, request):
     """PIP121-R06: a primary and a secondary with different token secrets; after the primary dies the
     client must reach s1 with s1's token (conformance/protocols/client_failover/credentials.py)."""
-    out = credentials.run(token_clusters, certify_run.directory("captures", credentials.NAME))
-    rec = Recorder(certify_run, request, out, CHECKS, client="cpp")
-    rec.record(judge.judge(out))
-    rec.finish()
+    record(certify_run, request, credentials.run(token_clusters, certify_run.directory("captures", credentials.NAME)),
+           client="cpp")

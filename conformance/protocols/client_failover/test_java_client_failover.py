@@ -19,11 +19,9 @@ import time
 
 import pytest
 
-from ...harness.recorder import Recorder
-from . import credentials, judge, scenario
-from .checks import CHECKS
+from . import credentials, scenario
 from .outcome import FailoverConfig
-from .record import PAUSE_PRIMARY, judged
+from .record import PAUSE_PRIMARY, judged, record
 
 pytestmark = [pytest.mark.client_failover, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -57,11 +55,8 @@ def test_java_controlled_failover(clusters, certify_run, request):
 def test_java_target_credentials_applied_on_switch(token_clusters, certify_run, request):
     """PIP121-R06 on the Java client: the URL provider moves it to s1 with s1's token (the primary's
     is refused there); conformance/protocols/client_failover/credentials.py."""
-    out = credentials.run_java(token_clusters, certify_run.directory("captures", credentials.JAVA_NAME),
-                               seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS, client="java")
-    rec.record(judge.judge(out))
-    rec.finish()
+    record(certify_run, request, credentials.run_java(token_clusters, certify_run.directory("captures", credentials.JAVA_NAME),
+                                                      seed=certify_run.seed), client="java")
 
 
 def test_java_paused_primary_is_not_seen_by_the_probe(clusters, certify_run, request):

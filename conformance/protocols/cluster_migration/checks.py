@@ -10,7 +10,9 @@ CHECKS = Checks(
     where="conformance/protocols/cluster_migration/checks.py",
     # *-java: the namespace- and cluster-level scenarios through the Java client (clients.py)
     scenarios=("cluster-migration", "cluster-migration-java", "namespace-migration", "namespace-migration-java", "namespace-fresh", "no-auto-create", "blue-restart", "stranded",
-               "stranded-restart", "geo-migration"),
+               "stranded-restart", "geo-migration",
+               # explore --live cluster-migration's schedules (explore.py; judge.SCENARIOS)
+               "namespace-explore"),
     hazards=tls_modes.hazards,  # --migration-tls on-no-tls-url: TLS clients stranded by the operator
     checks=(
         # per topic, producer and subscription (verdicts.judge_topics, judge_clients)

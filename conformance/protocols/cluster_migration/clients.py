@@ -8,9 +8,8 @@ selection (``--select`` included) stays what it was. conftest.py deselects the o
 """
 from __future__ import annotations
 
-import os
-
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures import request_file
 
 ENV = "PULSAR_CONFORMANCE_MIGRATION_CLIENT"
 CHOICES = {"python": ("python",), "java": ("java",), "all": ("python", "java")}
@@ -27,8 +26,8 @@ def check(value: str | None) -> tuple[str, ...]:
 
 
 def chosen() -> tuple[str, ...]:
-    """The clients of this run (the tests' process reads certify's option from the environment)."""
-    return check(os.environ.get(ENV))
+    """The clients of this run (certify's request file, else the variable: fixtures/request_file.option)."""
+    return check(request_file.option("migration_client", ENV))
 
 
 def client_of(module_name: str) -> str:

@@ -1,9 +1,11 @@
 """PIP-188's judges: pure functions from a scenario's outcome (outcome.py) to verdict rows (no
-cluster access, no recording; the scenario records them through the harness's Recorder).
+cluster access, no recording; record.py records them through the harness's Recorder).
 
 - the figures of each producer and subscription (redirect time, longest send gap, order and drain
-  violations, duplicates after the redirect), from the capture's rows and where each send was
-  stored; times are the harness's own clock (``ts_ns``), the trigger the moment the admin call returned;
+  violations, duplicates after the redirect), computed here from what the run recorded (the capture's
+  rows, where each send was stored, the clients the traffic made: ``with_figures``), never by the
+  scenario, so a saved run judged again gets today's figures; times are the harness's own clock
+  (``ts_ns``), the trigger the moment the admin call returned;
 - the checks every scenario shares: ``judge_topics``, ``judge_clients`` (blue's log), ``traces``
   (each pair's projection validated against the spec, trace.py), ``namespace_level`` (R06 from blue's answer);
 - each scenario's own checks, and ``judge(outcome)``: every row of the scenario the outcome is of.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from ...harness import evidence, slog, switchover
@@ -28,6 +30,7 @@ from .outcome import (
     ProducerFigures,
     SourceFigures,
     SubscriptionFigures,
+    TopicFigures,
     TopicOutcome,
     captured,
     msg_pair,
@@ -35,11 +38,40 @@ from .outcome import (
 
 
 def judge(out: Outcome) -> list[Row]:
-    """Every row of the scenario ``out.name`` ran (its name is its checks' prefix)."""
-    return list(SCENARIOS[out.name](out, out.name))
+    """Every row of the scenario ``out.name`` ran (its name is its checks' prefix), the figures
+    computed first from what it recorded (``with_figures``). An outcome without Spark's verdict (its
+    record step never took it) is refused with the fix, rather than judged in part."""
+    if out.verdict is None:
+        raise ValueError(f"the {out.name} outcome in {out.run_dir} has no Spark verdict: its record step "
+                         "(record.judged) did not take it; take it with harness/afterwards.spark_verdict(run_dir), "
+                         "set it as the outcome's verdict and save the outcome, then judge it")
+    return list(SCENARIOS[out.name](with_figures(out), out.name))
 
 
 # --------------------------------------------------------------------- figures
+
+
+def with_figures(out: Outcome) -> Outcome:
+    """``out`` with each topic's producer and subscription figures (``TopicFigures``), computed from
+    the raw record alone: the capture's rows (sends and failed sends through blue, each subscription's
+    deliveries and acks), where each send was stored (the topic's placement), the trigger, and the
+    clients the traffic made (which subscriptions were read through blue, which came after the trigger).
+    Figures an outcome already carries are computed again, never trusted."""
+    return replace(out, topics={t: topic_figures(out, o) for t, o in out.topics.items()})
+
+
+def topic_figures(out: Outcome, o: TopicOutcome) -> TopicFigures:
+    # producers attached through blue; one writing in another region reaches blue by replication
+    sends = _rows(out, o.topic, "send_ok", cluster="blue")
+    errors = _rows(out, o.topic, ("send_err", "send_unknown"), cluster="blue")
+    producers = producer_figures(sends, errors, o.placement, out.trigger_ns)
+    subs = []
+    for sub in out.consumed(o.topic):
+        figures = subscription_figures(sub, _rows(out, o.topic, "receive", subscription=sub),
+                                       _rows(out, o.topic, "ack", subscription=sub), o.placement, out.trigger_ns)
+        figures.created_after_trigger = out.late(o.topic, sub)
+        subs.append(figures)
+    return TopicFigures(o.topic, o.blue, o.green, o.placement, producers, subs)
 
 
 def producer_figures(sends: list[dict], errors: list[dict], place: Placement, trigger_ns: int) -> list[ProducerFigures]:
@@ -780,4 +812,8 @@ def geo_migration(out: Outcome, prefix: str):
 SCENARIOS = {"namespace-migration": namespace_migration, "cluster-migration": cluster_level,
              "namespace-migration-java": namespace_migration, "cluster-migration-java": cluster_level,
              "no-auto-create": no_auto_create, "blue-restart": blue_restart, "stranded": stranded,
-             "stranded-restart": stranded, "geo-migration": geo_migration}
+             "stranded-restart": stranded, "geo-migration": geo_migration,
+             # the schedules of `explore --live cluster-migration` (explore.py): each migrates a namespace of its
+             # own beside one that stays, judged as the namespace-level scenario is, under a name of their own so
+             # that their rows are never taken for that scenario's
+             "namespace-explore": namespace_migration}

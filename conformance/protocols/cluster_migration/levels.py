@@ -32,9 +32,7 @@ def deploy(factory, name: str):
 
 
 def close(deployment, certify_run, logs: str) -> None:
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", logs))
+    deployment.collect_logs(certify_run.directory("logs", logs))
     deployment.close()  # two cores: the next module's clusters should not compete with these
 
 

@@ -1,9 +1,11 @@
 """What a PIP-188 scenario leaves to be judged (``Outcome``, saved as outcome.json by
 harness/outcome.py, the capture's rows read back from the capture): per topic, blue's and green's
-state, where each acknowledged send was stored and the figures of its producers and
-subscriptions; Spark's verdict, the clients the traffic made (and why any could not be made),
-blue's log lines the client checks read, blue's answers to the namespace-level migration call, and
-what the scenario read of the clusters after its traffic (states, admin answers, facts).
+state and where each acknowledged send was stored; the clients the traffic made (and why any could
+not be made), blue's log lines the client checks read, blue's answers to the namespace-level migration
+call, what the scenario read of the clusters after its traffic (states, admin answers, facts), and
+Spark's verdict, taken by the record step after the scenario (record.py, harness/afterwards.py).
+No verdict figure is kept: the judge computes each producer's and subscription's figures from these
+(judge.with_figures: ``TopicFigures``), so a saved run judged again gets today's figures.
 
 Blue and green are separate clusters with separate BookKeeper ledgers, so a message id
 ``ledger:entry`` names a stored entry only together with its cluster: ``place_sends`` attributes
@@ -233,18 +235,32 @@ class SourceFigures:
 
 @dataclass
 class TopicOutcome:
+    """One topic as the scenario read it: blue's and green's state (admin readings) and where each
+    acknowledged send was stored (``place_sends``, from those states and the capture's sends)."""
+
     topic: str
     blue: TopicState
     green: TopicState
     placement: Placement
-    producers: list[ProducerFigures]
-    subscriptions: list[SubscriptionFigures]
 
     def to_json(self) -> dict:
         return {"blue": self.blue.to_json(), "green": self.green.to_json(),
                 "placement": {"method": self.placement.method, "problems": self.placement.problems,
-                              "counts": {c: list(self.placement.by_uid.values()).count(c) for c in ("blue", "green", "unknown")}},
-                "producers": [vars(p) for p in self.producers], "subscriptions": [vars(s) for s in self.subscriptions]}
+                              "counts": {c: list(self.placement.by_uid.values()).count(c) for c in ("blue", "green", "unknown")}}}
+
+
+@dataclass
+class TopicFigures(TopicOutcome):
+    """A topic as the judges read it: what the scenario read (``TopicOutcome``) and the figures of its
+    producers and subscriptions, computed by the judge from the capture (judge.with_figures); never saved
+    in outcome.json. ``to_json`` is migration.json's entry of the topic, figures included (record.py)."""
+
+    producers: list[ProducerFigures] = field(default_factory=list)
+    subscriptions: list[SubscriptionFigures] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "producers": [vars(p) for p in self.producers],
+                "subscriptions": [vars(s) for s in self.subscriptions]}
 
 
 @dataclass
@@ -253,7 +269,9 @@ class Outcome:
     run_dir: Path
     trigger_ns: int
     topics: dict[str, TopicOutcome]
-    verdict: dict  # Spark's
+    # Spark's verdict over the capture: None until the record step took it after the scenario
+    # (record.judged, harness/afterwards.spark_verdict), which saves the outcome again with it
+    verdict: dict | None
     markers: list[dict] = field(default_factory=list)
     handles: list[HandleInfo] = field(default_factory=list)  # the clients the traffic made
     hung: list[dict] = field(default_factory=list)  # client calls abandoned at their deadline
@@ -268,6 +286,18 @@ class Outcome:
     def refusal(self, name: str) -> str:
         """Evidence text for handle ``name``: why its client could not create it, or ""."""
         return refusal(self.handles, name)
+
+    def consumed(self, topic: str) -> list[str]:
+        """The subscriptions of ``topic`` a consumer read through blue (the traffic's handles): those
+        whose figures are judged (one in another region reads blue's messages by replication)."""
+        return sorted({h.subscription for h in self.handles
+                       if h.topic == topic and h.kind == "consumer" and h.cluster == "blue" and h.subscription})
+
+    def late(self, topic: str, subscription: str) -> bool:
+        """Every consumer of the subscription was created after the trigger: a new subscription, with no
+        blue backlog to drain (judged by new-subscription-via-blue, not by the drain)."""
+        return all(h.created_ns > self.trigger_ns for h in self.handles
+                   if h.topic == topic and h.subscription == subscription)
 
 
 def log_marks(log: str) -> str:
@@ -354,5 +384,5 @@ def load_run(run_dir: str | Path) -> CapturedRun:
 
 def captured(out: Outcome) -> CapturedRun:
     states = {t: (o.blue, o.green) for t, o in out.topics.items()}
-    late = {(t, s.name) for t, o in out.topics.items() for s in o.subscriptions if s.created_after_trigger}
+    late = {(t, s) for t in out.topics for s in out.consumed(t) if out.late(t, s)}
     return CapturedRun(out.run_dir, out.trigger_ns, out.columns, states, dict(out.sub_types), late)

@@ -1,7 +1,9 @@
 """A saved PIP-188 run judged again (``pulsar-conformance judge BUNDLE``; conformance/harness/rejudge.py):
-as record.judged and test_java_cluster_migration judge it, by ``judge.judge``. What the scenario saved is
-judged as saved: the producer and subscription figures it computed before saving (``TopicOutcome``) are
-read back, not computed again (issue 49 moves them into the judge)."""
+as record.judged judges it, by ``judge.judge``. The judge computes the producer and subscription figures
+from what the run recorded (the capture's rows beside outcome.json, each topic's states and placement, the
+clients the traffic made: ``judge.with_figures``); an outcome saved before issue 49 also holds the figures
+its scenario computed, and they are ignored (loading leaves them out), so a fixed judge changes its verdicts.
+Spark's verdict is read as saved (``verdict``), not taken again."""
 from __future__ import annotations
 
 from ...harness.rejudge import Judged

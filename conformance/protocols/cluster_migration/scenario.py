@@ -1,7 +1,8 @@
 """One migration scenario: traffic on blue, a trigger, traffic through it, then the outcome
-(outcome.py): the capture and its Spark verdict, each topic's state on blue and green, where each
-send was stored, the per-client figures, the clients the traffic made, blue's log lines.
-``save`` writes it (again, after the scenario read more of the clusters into it) beside the capture.
+(outcome.py): the capture, each topic's state on blue and green, where each send was stored, the
+clients the traffic made, blue's log lines. It judges nothing: Spark's verdict and the per-client
+figures are taken after it, from what it recorded (record.py, judge.with_figures).
+``save`` writes the outcome (again, after the scenario read more of the clusters into it) beside the capture.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.handles import info
 from ...harness.traffic import TopicLoad, Traffic
-from . import judge, observe, tls_modes
+from . import observe, tls_modes
 from .outcome import Outcome, TopicOutcome, TopicState, place_sends
 
 Hook = Callable[[Traffic], "str | None"]
@@ -41,7 +42,10 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
     every subscription started on blue has read all blue stored, then ``SWITCH_MARGIN_S`` more.
     ``traffic_factory(capture, blue, loads, send_timeout_ms=...)``: the clients that carry the loads
     (default the Python client's ``Traffic``; harness/java_traffic.py's for the Java client's scenarios).
-    One with ``evidence()`` adds what it says (its client's release) to migration.json."""
+    One with ``evidence()`` adds what it says (its client's release) to migration.json.
+
+    The outcome comes back with no Spark verdict (``verdict`` None): the record step takes it
+    (record.judged), and adds the judge's figures to migration.json."""
     blue, green = deployment.clusters["blue"], deployment.clusters["green"]
     line = timeline.Timeline()
     with Capture(run_dir, allowed=list(allowed), scenario={"seed": seed, "loads": [vars(x) | {"subs": [vars(s) for s in x.subs]} for x in loads]}) as capture:
@@ -65,7 +69,7 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
                 said = _keep_sending_until_blue_read(traffic, blue, loads, until_blue_read)
                 line.say(said)
                 if not said.startswith("every subscription"):  # blue may have stopped answering: why, then
-                    line.say(thread_dump(getattr(deployment, "process", lambda _: None)("blue"),
+                    line.say(thread_dump(deployment.process("blue"),
                                          run_dir / "blue-threads.txt"))
             line.mark("producers stop")
             line.say("producers stopped; consumers draining")
@@ -76,18 +80,17 @@ def run(deployment, name: str, run_dir: Path, loads: list[TopicLoad], trigger: C
     columns = evidence.read_capture(run_dir)
     topics = {}
     for load in loads:
-        topics[load.topic] = gather(load.topic, blue, green, columns, traffic, trigger_ns,
-                                    (blue_states or {}).get(load.topic))
-    verdict = timeline.spark_verdict(run_dir, columns, line)
+        topics[load.topic] = gather(load.topic, blue, green, columns, (blue_states or {}).get(load.topic))
     sub_types = {(load.topic, sub.name): sub.type for load in loads for sub in load.subs}
-    outcome = Outcome(name, run_dir, trigger_ns, topics, verdict, line.markers, [info(h) for h in traffic.handles],
+    outcome = Outcome(name, run_dir, trigger_ns, topics, None, line.markers, [info(h) for h in traffic.handles],
                       [call.to_json() for call in traffic.hung], sub_types, observe.blue_log(deployment),
                       facts={"tls": tls_modes.evidence()}, columns=columns)
     doc = {"trigger_ns": trigger_ns, "topics": {t: o.to_json() for t, o in topics.items()},
            "handles": {h.name: {"kind": h.kind, "topic": h.topic, "subscription": h.subscription,
                                 "errors": h.errors[:5], "error_count": len(h.errors)} for h in traffic.handles},
            "hung_calls": outcome.hung, **(traffic.evidence() if hasattr(traffic, "evidence") else {})}
-    timeline.save(run_dir, "migration", doc, line.markers, verdict)  # for the report
+    # for the report; verdict.json is written by the record step with Spark's verdict (harness/afterwards.py)
+    timeline.save(run_dir, "migration", doc, line.markers, None)
     save(outcome)
     return outcome
 
@@ -129,21 +132,10 @@ def _keep_sending_until_blue_read(traffic: Traffic, blue, loads: list[TopicLoad]
             f"{time.monotonic() - started:.1f} s longer for the consumers to reach green")
 
 
-def gather(topic: str, blue, green, columns, traffic: Traffic, trigger_ns: int,
-           blue_state: TopicState | None = None) -> TopicOutcome:
+def gather(topic: str, blue, green, columns, blue_state: TopicState | None = None) -> TopicOutcome:
+    """What the scenario reads of ``topic``: blue's state (``blue_state`` when a hook read it while blue
+    could say it), green's, and where each send acknowledged through blue was stored."""
     blue_state, green_state = blue_state or observe.topic_state(blue, topic), observe.topic_state(green, topic)
     # producers attached through blue; one writing in another region reaches blue by replication
     sends = evidence.rows(columns, kind="send_ok", topic=topic, cluster="blue")
-    errors = evidence.rows(columns, kind=("send_err", "send_unknown"), topic=topic, cluster="blue")
-    placement = place_sends(topic, sends, blue_state, green_state)
-    producers = judge.producer_figures(sends, errors, placement, trigger_ns)
-    subs = []
-    for sub in sorted({h.subscription for h in traffic.handles
-                       if h.topic == topic and h.kind == "consumer" and h.cluster == "blue"}):
-        receives = evidence.rows(columns, kind="receive", topic=topic, subscription=sub)
-        acks = evidence.rows(columns, kind="ack", topic=topic, subscription=sub)
-        figures = judge.subscription_figures(sub, receives, acks, placement, trigger_ns)
-        figures.created_after_trigger = all(h.created_ns > trigger_ns for h in traffic.handles
-                                            if h.topic == topic and h.subscription == sub)
-        subs.append(figures)
-    return TopicOutcome(topic, blue_state, green_state, placement, producers, subs)
+    return TopicOutcome(topic, blue_state, green_state, place_sends(topic, sends, blue_state, green_state))

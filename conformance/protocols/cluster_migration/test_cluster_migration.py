@@ -8,8 +8,8 @@ on the topics it moved:
 2. cluster-level migration: Exclusive, Shared, Failover and Key_Shared subscriptions, each
    with a drained and a backlogged subscription, and after the trigger a new producer, a new
    subscription and a new topic through blue.
-Every run is captured and judged by the Spark checks (docs/spark-checks.md), by where each message
-was stored (observe.place_sends), by the admin state of both clusters and by blue's log.
+Every run is captured, then judged after it (record.judged) by the Spark checks (docs/spark-checks.md),
+by where each message was stored (outcome.place_sends), by the admin state of both clusters and by blue's log.
 """
 from __future__ import annotations
 

@@ -53,9 +53,7 @@ def regions(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture a
     for role in CLUSTERS:
         deployment.admin(role).put_tenant(TENANT, _names(deployment, *CLUSTERS))
     yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", "cluster-migration-regions"))
+    deployment.collect_logs(certify_run.directory("logs", "cluster-migration-regions"))
     deployment.close()
 
 

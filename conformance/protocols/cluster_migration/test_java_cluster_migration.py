@@ -21,12 +21,10 @@ from functools import partial
 
 import pytest
 
+from ...harness.java_release import wanted_version
 from ...harness.java_traffic import JavaTraffic
-from ...harness.recorder import Recorder
-from ..client_failover.java_release import wanted_version
-from . import judge, levels, observe, scenario
-from .checks import CHECKS
-from .record import lacking
+from . import levels, observe, scenario
+from .record import judged, lacking
 
 pytestmark = [pytest.mark.cluster_migration, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -41,11 +39,8 @@ def blue_green_java(pulsar_deployment_factory, certify_run):  # noqa: F811 - a f
 
 
 def _judged(certify_run, request, out) -> None:
-    """Save what the scenario read into its outcome, record its rows as the Java client's."""
-    scenario.save(out)
-    rec = Recorder(certify_run, request, out, CHECKS, client="java")
-    rec.record(judge.judge(out))
-    rec.finish()
+    """The record step (record.judged: Spark's verdict, the outcome saved, its rows) as the Java client's."""
+    judged(certify_run, request, out, client="java")
 
 
 def _java(run_dir, deployment):

@@ -6,10 +6,10 @@ runs under each of these, the same scenarios and checks, with the mode in the bu
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures import request_file
 
 from ...harness.hazards import Hazard
 
@@ -62,8 +62,8 @@ def check(name: str | None) -> Mode:
 
 
 def current() -> Mode:
-    """The mode this run was started in (certify passes it by environment)."""
-    return check(os.environ.get(ENV))
+    """The mode this run was started in (certify's request file, else the variable: fixtures/request_file.option)."""
+    return check(request_file.option("migration_tls", ENV))
 
 
 def hazards() -> tuple[Hazard, ...]:

@@ -9,7 +9,12 @@ from .outcome import Outcome
 
 def judge(out: Outcome) -> list[Row]:
     """GEO-R01 (everything acknowledged on blue delivered on green, once, in order) and GEO-R02
-    (what was published during the outage arrives once it is back, judged only if it was reached)."""
+    (what was published during the outage arrives once it is back, judged only if it was reached).
+    An outcome without Spark's verdict (its record step never took it) is refused with the fix."""
+    if out.verdict is None:
+        raise ValueError(f"the geo-replication outcome in {out.run_dir} has no Spark verdict: its record step "
+                         "(record.judged) did not take it; take it with harness/afterwards.spark_verdict(run_dir), "
+                         "set it as the outcome's verdict and save the outcome, then judge it")
     counts = ", ".join(f"{k}={v['count']}" for k, v in out.verdict["anomalies"].items() if v["count"])
     seen = ", ".join(f"{sub} {n}" for sub, n in sorted(out.deliveries.items())) or "none"
     evidence = f"{out.verdict['events']} events; deliveries per subscription: {seen}; anomalies: {counts or 'none'}"

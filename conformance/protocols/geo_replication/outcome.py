@@ -1,6 +1,7 @@
 """What a geo-replication run leaves to be judged (saved beside its capture as outcome.json by
-harness/outcome.py): Spark's verdict over the capture, whether the outage was reached, the sends
-that failed, the timeline's markers and the deliveries per subscription read back from the capture."""
+harness/outcome.py): whether the outage was reached, the sends that failed, the timeline's markers,
+the deliveries per subscription read back from the capture, and Spark's verdict over the capture,
+taken by the record step after the scenario (record.py) and saved again with the outcome."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ class Outage:
 @dataclass
 class Outcome:
     run_dir: Path
-    verdict: dict  # Spark's verdict over the capture (docs/spark-checks.md)
+    verdict: dict | None  # Spark's verdict over the capture (docs/spark-checks.md); None until record.judged
     outage: Outage
     failures: list[str] = field(default_factory=list)  # send results other than Ok
     markers: list[dict] = field(default_factory=list)

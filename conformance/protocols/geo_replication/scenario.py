@@ -1,5 +1,6 @@
 """Geo-replication blue -> green through a replication outage: the traffic, the cut and the heal,
-and the outcome (outcome.py) the capture and Spark's verdict leave.
+and the outcome (outcome.py) the capture leaves. It judges nothing: Spark's verdict of the capture
+is taken after it, by the record step (record.py, harness/afterwards.py).
 
 A producer on blue sends keyed messages at a steady rate in three phases: replication up,
 replication cut (the suite's fault proxy resets the blue<->green link), replication healed.
@@ -19,8 +20,8 @@ from pulsar_conformance.fixtures.deploy.base import FaultUnsupported
 from pulsar_conformance.output import progress
 from pulsar_conformance.wait import wait_until
 
-from ...harness import evidence, timeline
 from ...harness import outcome as saved
+from ...harness import timeline
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 from . import observe
 from .outcome import Outage, Outcome
@@ -57,8 +58,8 @@ def _wait(predicate, seconds):
 
 def run(deployment, namespace: str, run_dir: Path, *, messages: int, seed: int) -> Outcome:
     """Send ``messages`` on ``namespace`` (replicated blue <-> green) in three phases (up, cut,
-    healed), wait for both subscriptions to drain, judge the capture with Spark, and return the
-    outcome, saved beside the capture."""
+    healed), wait for both subscriptions to drain, and return the outcome, saved beside the capture
+    with no Spark verdict yet (``verdict`` None: record.judged takes it)."""
     per_phase = messages // 3
     rng = random.Random(seed)
     topic = f"persistent://{namespace}/geo-smoke"
@@ -108,8 +109,8 @@ def run(deployment, namespace: str, run_dir: Path, *, messages: int, seed: int) 
                 within(CLIENT_CALL_DEADLINE_S, f"{name} client close()", client.close)
             except Hung as hung:
                 line.hung([hung.call])
-    verdict = timeline.spark_verdict(run_dir, evidence.read_capture(run_dir), line)
-    timeline.save(run_dir, "geo-replication", None, line.markers, verdict)
-    out = Outcome(run_dir, verdict, outage, failures, line.markers, observe.deliveries(run_dir))
+    # markers.json for the report; verdict.json is written by the record step with Spark's verdict
+    timeline.save(run_dir, "geo-replication", None, line.markers, None)
+    out = Outcome(run_dir, None, outage, failures, line.markers, observe.deliveries(run_dir))
     saved.save(out, run_dir)
     return out

@@ -1,14 +1,14 @@
 """Geo-replication blue -> green through a replication outage on real clusters (scenario.py),
-recorded by the capture and judged by the Spark checks (docs/spark-checks.md) through judge.py."""
+recorded by the capture, then judged after it (record.py): the Spark checks (docs/spark-checks.md)
+and judge.py."""
 from __future__ import annotations
 
 import pytest
 
-from pulsar_conformance.reports.profiles import get_profile
+from pulsar_conformance.conformance.profiles import get_profile
 
-from ...harness.recorder import Recorder
-from . import judge, scenario
-from .checks import CHECKS
+from . import scenario
+from .record import judged
 
 pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar, pytest.mark.spark]
 
@@ -16,6 +16,4 @@ pytestmark = [pytest.mark.smoke, pytest.mark.geo_replication, pytest.mark.pulsar
 def test_blue_to_green_through_a_replication_outage(pulsar_deployment, replicated_namespace, certify_run, request):
     out = scenario.run(pulsar_deployment, replicated_namespace, certify_run.directory("captures", "geo-replication"),
                        messages=get_profile(certify_run.profile).messages, seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    rec.record(judge.judge(out))
-    rec.finish()
+    judged(certify_run, request, out)

@@ -1,7 +1,8 @@
 """The verdicts of a PIP-454 run, as pure functions of its record (``metadata-migration.json``):
 the phases the status endpoint showed and those ZooKeeper's migration flag held, the metadata
 writes and their answers, the two stores compared, the broker's log marks, the retry after FAILED,
-and Spark's verdict on the traffic.
+and Spark's verdict on the traffic (taken after the run by record.py). What the judges count (the
+registered participants: ``registered``) they count from what the run recorded.
 
 Each returns ``(ok, evidence)``; ``ok`` None when the run never reached the state the check is
 about (a start refused, no write inside the window): no evidence is never a pass. ``judge`` gives
@@ -170,6 +171,17 @@ def registrations(paths) -> dict[str, list[str]]:
             for kind, prefix in REGISTRATIONS.items()}
 
 
+def registered(doc: dict) -> dict[str, int] | None:
+    """The brokers and bookies registered in the source store when the migration ended, by kind (each must be
+    live in the target): counted from the source's ephemeral paths the run recorded (``source_ephemerals``); a
+    run recorded before issue 49 kept only the scenario's counts (``participants_registered``); None: the
+    source was not read for them (a standalone, one of each)."""
+    paths = doc.get("source_ephemerals")
+    if paths is not None:
+        return {kind: len(found) for kind, found in registrations(paths).items()}
+    return doc.get("participants_registered")
+
+
 def ephemerals(doc: dict) -> tuple[bool | None, str]:
     """PIP454-R03: the participants recreate their ephemeral nodes in the target before the copy."""
     marks = doc.get("log_marks") or {}
@@ -182,8 +194,9 @@ def ephemerals(doc: dict) -> tuple[bool | None, str]:
             f"ephemeral records in Oxia after the migration: broker {broker or 'none'}, bookie {bookie or 'none'}")
     # a cluster topology says how many brokers and bookies were registered in the source at the end: every
     # one must be live in the target ("all brokers/bookies recreate ephemeral nodes"); a standalone has one of each
-    want = doc.get("participants_registered") or {"broker": 1, "bookie": 1}
-    if doc.get("participants_registered"):
+    counted = registered(doc)
+    want = counted or {"broker": 1, "bookie": 1}
+    if counted:
         said += f"; registered in the source at the end: {want['broker']} broker(s), {want['bookie']} bookie(s)"
     if doc["phases"] and doc["phases"][-1]["phase"] != "COMPLETED":
         return (False if not before else None), said
@@ -288,8 +301,12 @@ def _drops_version_overrides(server: str | None) -> bool:
     return release is not None and release < OXIA_OVERRIDES_FROM
 
 
-def data_plane(doc: dict, verdict: dict) -> tuple[bool | None, str]:
-    """PIP454-R06: the traffic through the migration loses nothing (Spark over the capture)."""
+def data_plane(doc: dict, verdict: dict | None) -> tuple[bool | None, str]:
+    """PIP454-R06: the traffic through the migration loses nothing (Spark over the capture). None: the
+    record step never took Spark's verdict (record.py), so nothing is known of what was lost."""
+    if verdict is None:
+        return None, ("not judged: Spark's verdict on the capture was never taken (the record step, "
+                      "metadata_migration/record.py, runs it after the scenario)")
     anomalies = verdict.get("anomalies") or {}
     said = (f"Spark over the capture: valid={verdict.get('valid')}; lost={anomalies.get('lost', {}).get('count')}, "
             f"duplicates={anomalies.get('duplicate', {}).get('count')} (allowed)")

@@ -1,7 +1,8 @@
 """What a PIP-454 run leaves to be judged (``Outcome``, saved as outcome.json by harness/outcome.py;
 ``to_json`` is the record the judges read, metadata-migration.json): the phases the status
 endpoint showed and those ZooKeeper's migration flag held, the metadata writes and their answers, the two stores compared, the broker's log
-marks, the retry after FAILED, Spark's verdict on the traffic, and the checks the scenario asks for."""
+marks, the retry after FAILED, the ephemeral nodes each store held, and the checks the scenario asks for; then
+Spark's verdict on the traffic, which the record step (record.py) takes after the run (None until then)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -39,7 +40,7 @@ class Outcome:
     retry: dict | None = None
     fault: dict = field(default_factory=dict)  # what the fault did: phase when injected, a restart's error
     log_marks: dict[str, int | None] = field(default_factory=dict)  # line number of each LOG_MARKS entry
-    verdict: dict = field(default_factory=dict)
+    verdict: dict | None = None  # Spark's, over the traffic's capture: taken after the run (record.py)
     markers: list = field(default_factory=list)
     metadata_nodes: int | None = None
     metadata_bytes: int | None = None
@@ -48,10 +49,14 @@ class Outcome:
     judged: tuple[str, ...] = ()  # the checks the scenario asks for (judge.judge)
     other_source: dict | None = None  # other-target: a source other than ZooKeeper asked to migrate
     unreachable_target: dict | None = None  # other-target: what an Oxia target nobody listens on was answered
-    # the brokers and bookies registered in the source store when the migration ended ({"broker": n,
-    # "bookie": m}, their ephemeral nodes: those that serve, not every JVM that runs): a cluster topology's,
-    # each of which must be live in the target; None on a standalone (one of each)
+    # a run recorded before issue 49: the brokers and bookies registered in the source store when the migration
+    # ended, as the scenario counted them ({"broker": n, "bookie": m}); runs since record source_ephemerals, and
+    # the judge counts (judge.registered)
     participants_registered: dict | None = None
+    # the source store's ephemeral paths when the migration ended (its brokers' and bookies' registrations among
+    # them: those that serve, not every JVM that runs), read on a cluster topology or an operator's cluster, each
+    # registered broker and bookie of which must be live in the target; None on a standalone (one of each)
+    source_ephemerals: list[str] | None = None
 
     def to_json(self) -> dict:
         doc = {k: v for k, v in asdict(self).items() if k not in ("verdict", "markers")}

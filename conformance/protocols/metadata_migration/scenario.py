@@ -1,7 +1,7 @@
 """One PIP-454 run on a Pulsar 4.2+ standalone on ZooKeeper with an Oxia server beside it.
 
 Metadata is seeded (``nodes`` namespaces, each with a topic), traffic runs on a topic through the
-whole run (captured, Spark-checked), metadata writes probe the cluster every 50 ms, the phase is
+whole run (captured; Spark checks it after the run, record.py), metadata writes probe the cluster every 50 ms, the phase is
 polled every 50 ms over REST and in ZooKeeper's migration flag (observe.FLAG_PATH: what the
 coordinator wrote, where 4.2.4's status stops at COPYING: F-454-10), and the migration is started
 over REST. Then, by ``fault``:
@@ -19,6 +19,10 @@ over REST. Then, by ``fault``:
     still alive) it is killed and started again at once, as a supervisor would (whether it registered as a
     bookie again is recorded); the run then goes on as with none, every broker and bookie registered in
     the source at the end expected live in the target.
+
+A run records and judges nothing (issue 49): the outcome holds what it read (the source's ephemeral paths
+too, which the judge counts the registered participants from) with no Spark verdict; the record step
+(record.py) takes that verdict and hands the outcome to the judge.
 """
 from __future__ import annotations
 
@@ -29,10 +33,10 @@ from pathlib import Path
 
 from pulsar_conformance.fixtures.capture import Capture
 
-from ...harness import evidence, timeline
 from ...harness import outcome as saved
+from ...harness import timeline
 from ...harness.traffic import Sub, TopicLoad, Traffic
-from . import judge, observe, site, stores
+from . import observe, site, stores
 from .outcome import Outcome, Plan
 
 TENANT = "mm"
@@ -116,7 +120,7 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
                 fault = _fault(deployment, where, plan, phases, line)
                 # a broker that did not start again: on a standalone nobody is left to end the migration, on a
                 # cluster topology the other brokers are, so the run watches as long as it would have
-                if not fault.get("restart_error") or hasattr(deployment, "components"):
+                if not fault.get("restart_error") or deployment.components(cluster_name):
                     observe.wait_for_end(phases, flag, plan.timeout_s)
                 if fault:
                     fault["watched_s"] = round(time.monotonic() - start_call, 1)
@@ -146,10 +150,9 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
     out.target_broken = where.target_problem()
     if out.target_broken:
         line.say(out.target_broken)
-    columns = evidence.read_capture(run_dir)
-    out.verdict = timeline.spark_verdict(run_dir, columns, line)
     out.markers = line.markers
-    timeline.save(run_dir, "metadata-migration", out.to_json(), line.markers, out.verdict)
+    # the record, not a verdict: Spark's is the record step's (record.py), and verdict.json with it
+    timeline.save(run_dir, "metadata-migration", out.to_json(), line.markers, None)
     saved.save(out, run_dir)
     return out
 
@@ -169,12 +172,6 @@ def _registered_bookie(deployment, where, name: str) -> bool | None:
             return zk.exists(f"/ledgers/available/127.0.0.1:{port}") is not None
     except Exception:  # noqa: BLE001 - not known, said as None
         return None
-
-
-def registered_participants(source: dict) -> dict[str, int]:
-    """The brokers and bookies registered in the source store (their ephemeral nodes), by kind: those that
-    serve when the migration ends, each of which must be live in the target (R03)."""
-    return {kind: len(paths) for kind, paths in judge.registrations(stores.ephemerals(source)).items()}
 
 
 def _held(deployment, where, phases: observe.Phases, line: timeline.Timeline) -> dict:
@@ -213,7 +210,7 @@ def _fault(deployment, where, plan: Plan, phases: observe.Phases, line: timeline
         return {"injected_in": seen}
     if plan.fault == "coordinator":
         seen = phases.wait_for(observe.READ_ONLY + observe.DONE, 30)
-        if hasattr(deployment, "components"):
+        if deployment.components(cluster_name):
             # a cluster topology: the coordinator is broker-1 (the admin calls reach it first); killing
             # the whole cluster would take the source ZooKeeper and the bookies down with it
             deployment.kill(cluster_name, component="broker-1")
@@ -236,8 +233,8 @@ def _fault(deployment, where, plan: Plan, phases: observe.Phases, line: timeline
 def _after_cutover(deployment, where, out: Outcome, prober: observe.Prober, line) -> None:
     cluster_name = where.cluster
     source = stores.zookeeper(where.zookeeper)
-    if hasattr(deployment, "components") or where.external:  # several brokers and bookies: how many serve (R03)
-        out.participants_registered = registered_participants(source)
+    if deployment.components(cluster_name) or where.external:  # several brokers and bookies: which serve (R03)
+        out.source_ephemerals = stores.ephemerals(source)  # the judge counts the registrations among them
     target = stores.oxia(where.dump_tool(), where.oxia_address)
     out.metadata_nodes = sum(1 for n in source.values() if not n.ephemeral)
     out.metadata_bytes = sum(n.size for n in source.values() if not n.ephemeral)

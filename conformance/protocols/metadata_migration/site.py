@@ -66,7 +66,7 @@ class ExternalSite:
     external = True
 
     def __init__(self, deployment, cluster: str):
-        described = getattr(deployment, "metadata_migration", None) or {}
+        described = deployment.metadata_migration or {}
         self.deployment, self.cluster = deployment, cluster
         self.zookeeper = described["zookeeper"]
         self.target_url = described["target"]
@@ -126,7 +126,7 @@ def unmigrated(where) -> str | None:
 
 def verify_external(deployment) -> None:
     """Before a certification of an external deployment starts: the file says where the stores are."""
-    if not getattr(deployment, "metadata_migration", None):
+    if not deployment.metadata_migration:
         raise UsageError(f"deployment file {getattr(deployment, 'source', '')} does not say where the migrated "
                          "cluster's stores are", FIX)
 

@@ -14,13 +14,13 @@ import uuid
 
 import pytest
 
+from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.fixtures.deploy import ports, topology
 from pulsar_conformance.fixtures.deploy.versions import parse_version
 
-from ...harness import outcome as saved
 from ...harness.recorder import Recorder
 from ...harness.rows import not_applicable, row
-from . import judge, observe, scenario, site
+from . import observe, record, scenario, site
 from .checks import CHECKS
 
 pytestmark = [pytest.mark.metadata_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -34,7 +34,7 @@ CLUSTER = "zeta"
 
 
 def _release() -> str:
-    return os.environ.get("PULSAR_CONFORMANCE_PULSAR_VERSION") or DEFAULT_RELEASE
+    return request_file.pulsar_version() or DEFAULT_RELEASE
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def migrating(pulsar_deployment_factory, certify_run, request):  # noqa: F811 - 
     """A fresh standalone on ZooKeeper with an Oxia server, or the reason the run cannot have one. On an
     external deployment: the operator's cluster playing ``zeta``, while its migration flag says NOT_STARTED
     (the release is the brokers': one without PIP-454 refuses the start call, which the judge reads)."""
-    if os.environ.get("PULSAR_CONFORMANCE_EXTERNAL"):
+    if request_file.external():
         deployment = pulsar_deployment_factory([CLUSTER])
         yield deployment, site.unmigrated(site.of(deployment, CLUSTER))
         return
@@ -54,9 +54,7 @@ def migrating(pulsar_deployment_factory, certify_run, request):  # noqa: F811 - 
     deployment = pulsar_deployment_factory([CLUSTER], name=f"metadata-migration-{os.getpid()}-{uuid.uuid4().hex[:4]}",
                                            pulsar_version=release, metadata="zk", oxia_server=True)
     yield deployment, None
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", f"metadata-migration-{request.node.name}"))
+    deployment.collect_logs(certify_run.directory("logs", f"metadata-migration-{request.node.name}"))
 
 
 class Inapplicable(str):
@@ -64,18 +62,17 @@ class Inapplicable(str):
 
 
 def _certify(migrating, certify_run, request, name: str, checks: tuple[str, ...], plan: scenario.Plan) -> None:
-    """Run the scenario and record its judged rows (nothing more where the release lacks PIP-454)."""
-    ran = _run(migrating, certify_run, request, name, checks, plan)
-    if ran:
-        out, rec = ran
-        rec.record(judge.judge(out))
-        rec.finish()
+    """Run the scenario, then Spark's verdict and its judged rows (record.judged); nothing more where the
+    release lacks PIP-454."""
+    out = _run(migrating, certify_run, request, name, checks, plan)
+    if out:
+        record.judged(certify_run, request, out).finish()
 
 
 def _run(migrating, certify_run, request, name: str, checks: tuple[str, ...], plan: scenario.Plan):
-    """Run the scenario; a run that cannot judge (no deployment, the target server broken by itself)
-    leaves every check unknown and breaks the test here. None where the release lacks PIP-454: every
-    check is recorded not applicable and nothing is started."""
+    """Run the scenario and return its outcome, not judged yet; a run that cannot judge (no deployment, the
+    target server broken by itself) leaves every check unknown and breaks the test here. None where the
+    release lacks PIP-454: every check is recorded not applicable and nothing is started."""
     deployment, problem = migrating
     if isinstance(problem, Inapplicable):
         _not_judged(certify_run, request, name, checks, problem, make=not_applicable)
@@ -83,11 +80,9 @@ def _run(migrating, certify_run, request, name: str, checks: tuple[str, ...], pl
     if problem:
         _not_judged(certify_run, request, name, checks, problem)  # raises VerdictUnknown: every row is unknown
     out = scenario.run(deployment, certify_run.directory("captures", name), name, plan, judged=checks)
-    rec = Recorder(certify_run, request, out, CHECKS)
     if not out.target_broken:
-        return out, rec
-    rec.record(judge.judge(out))
-    rec.finish()  # raises VerdictUnknown: every row is unknown
+        return out
+    record.judged(certify_run, request, out).finish()  # raises VerdictUnknown: every row is unknown
 
 
 def _not_judged(certify_run, request, name: str, checks, reason: str, make=None) -> None:
@@ -110,6 +105,16 @@ def test_migration_with_traffic(migrating, certify_run, request):
     _certify(migrating, certify_run, request, "migrate",
              ("phases", "writes-refused", "ephemerals-recreated", "participants-waited", "versions-preserved",
               "after-cutover", "rest", "data-plane", "read-only-window"), scenario.Plan(nodes=50))
+
+
+def test_migration_reaches_completed(migrating, certify_run, request):
+    """The smoke profile's migration: a small cluster (10 namespaces) with light traffic migrated to its end,
+    judged by what a migration that completes must show: the phases in order to COMPLETED (R01), every
+    participant waited for (R04), their ephemerals in the target (R03), the traffic unharmed (R06). The
+    writes through the migration and the cluster after the cutover (R02, R08: test_migration_with_traffic)
+    are left to the metadata-migration profile: the smoke profile says what it certifies."""
+    _certify(migrating, certify_run, request, "completes",
+             ("phases", "participants-waited", "ephemerals-recreated", "data-plane"), scenario.Plan(nodes=10, rate=20))
 
 
 def test_oxia_killed_during_the_copy(migrating, certify_run, request):
@@ -138,7 +143,7 @@ def test_participant_killed_during_preparation(certify_run, request):
     participant apart from the coordinator: on a standalone the one process is both (the coordinator-killed
     scenario), so the checks are not applicable there and no deployment is started."""
     shape = topology.from_environment()
-    if os.environ.get("PULSAR_CONFORMANCE_EXTERNAL"):
+    if request_file.external():
         _not_judged(certify_run, request, "participant-killed", PARTICIPANT_CHECKS,
                     "not built for an external deployment: the scenario pauses one bookie of the suite's own topology "
                     "and reads its registration by the port the suite gave it")
@@ -158,7 +163,7 @@ def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_
     """The PIP's framework migrates any source to any target: a ZooKeeper target (another chroot),
     and a source other than ZooKeeper (a standalone on its RocksDB store, to the same Oxia)."""
     deployment, _ = migrating
-    if os.environ.get("PULSAR_CONFORMANCE_EXTERNAL"):
+    if request_file.external():
         _not_judged(certify_run, request, "other-target", ("other-target",),
                     "not built for an external deployment: the scenario starts a second cluster (a RocksDB standalone)")
         return
@@ -167,7 +172,7 @@ def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_
                scenario.Plan(nodes=5, rate=0, target=where and f"{where.zookeeper_url()}/migrated", timeout_s=60))
     if not ran:
         return  # the release lacks PIP-454: recorded not applicable
-    out, rec = ran
+    out = ran
     rocksdb = pulsar_deployment_factory(["rho"], name=f"metadata-migration-rocksdb-{os.getpid()}", pulsar_version=_release())
     other_source = observe.start(rocksdb.clusters["rho"].admin(), where.target_url)
     out.other_source = other_source.__dict__ | {"ok": other_source.ok}
@@ -178,6 +183,4 @@ def test_a_target_other_than_oxia(migrating, pulsar_deployment_factory, certify_
     status_after = observe.call(deployment.clusters[CLUSTER].admin(), "GET", observe.STATUS)
     out.unreachable_target = {"start": unreachable.status, "body": unreachable.body,
                               "status_3s_after": status_after.body if status_after.ok else status_after.status}
-    saved.save(out, out.run_dir)
-    rec.record(judge.judge(out))
-    rec.finish()
+    record.judged(certify_run, request, out).finish()  # saves the outcome with what was added here

@@ -2,7 +2,8 @@
 
 - ``outcome``: what a run leaves to be judged (``Outcome``: steps and results, final values, the
   values over time, the events each cluster consumed; ``Policy``, ``Event``, ``Step``);
-- ``scenario``: one run on a fresh namespace (steps, quiescence), returning the outcome;
+- ``scenario``: one run on a fresh namespace (steps, quiescence), returning the outcome, judged by nothing;
+- ``record``: after the scenario, its outcome's rows from ``judge`` recorded (what the live tests call);
 - ``observe``: each cluster's value over REST, the sync topic's events, the synchronizer's stats;
 - ``judge``: every verdict as a pure function of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/pip-136.yaml);

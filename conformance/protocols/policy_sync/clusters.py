@@ -2,7 +2,7 @@
 cluster's configuration store apart from its local one (``metadata_sync="prepared"``) and the suite's
 broker clock shim (``clock_control``), then switched to sync by the setting, with PIP136-R07's probe
 before and after (``Enabling``). A deployment whose clocks cannot be moved still starts, without them
-(``clock_problem`` says why): the scenarios and faults that move a clock are then unknown or not generated.
+(``Deployment.unavailable['clock']`` says why): the scenarios and faults that move a clock are then unknown or not generated.
 
 A fixture module, not a test module (tests never import tests: tests/harness/test_layers.py): the
 explore test (conformance/explore/test_explore_live.py) takes ``policy_sync_clusters`` from here, and
@@ -73,12 +73,10 @@ def three_clusters(pulsar_deployment_factory, certify_run):
         deployment = pulsar_deployment_factory(CLUSTERS, name=name, metadata_sync="prepared", clock_control=True)
     except ClocksUnavailable as error:  # what needs a clock is then unknown, the rest still runs
         deployment = pulsar_deployment_factory(CLUSTERS, name=name, metadata_sync="prepared")
-        deployment.clock_problem = str(error)
+        deployment.unavailable["clock"] = str(error)
     deployment.enabling = enable(deployment, certify_run.directory("captures", "enable"))
     yield deployment
-    collect = getattr(deployment, "collect_logs", None)
-    if collect is not None:
-        collect(certify_run.directory("logs", "policy-sync"))
+    deployment.collect_logs(certify_run.directory("logs", "policy-sync"))
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,8 @@
 """A policy-sync scenario on real clusters: a fresh namespace, a list of steps (writes, held and
 released replication links, frozen or skewed broker clocks, redeliveries), quiescence, and what
-every cluster holds then, with the events each one consumed and each cluster's value over time."""
+every cluster holds then, with the events each one consumed and each cluster's value over time (and,
+where a scenario asks, what a cluster's store holds after a restart). It judges nothing: the outcome
+it saves is what record.py hands to the judge."""
 from __future__ import annotations
 
 import threading
@@ -167,13 +169,16 @@ class Runner:
 def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[Step], *,
         quiet: float = 2.0, timeout: float = 45.0, setup: list[Step] | None = None,
         judged: tuple[str, ...] = (), counterexample: dict | None = None,
-        replicated_to_first: bool = False) -> Outcome:
+        replicated_to_first: bool = False, read_after_restart: str | None = None) -> Outcome:
     """Run ``steps`` on a fresh namespace created at ``clusters[0]``; ``setup`` steps run once it is
     on every cluster, before ``steps`` (e.g. links held and clocks frozen from the start).
     ``judged``: the checks to judge the outcome by (judge.JUDGES); ``counterexample``: the spec trace
     the steps replay (trace.py), kept in the outcome for the judge. ``replicated_to_first``: the namespace's
     replication clusters are ``clusters[0]`` alone (its policies still reach every cluster through the sync),
-    so that it can be deleted there (observe.Policy.delete)."""
+    so that it can be deleted there (observe.Policy.delete). ``read_after_restart``: a cluster restarted once the
+    run settled, and its value read again (``Outcome.stored_after_restart``: what its store holds, not what its
+    metadata cache served; publish-before-write); a deployment that cannot restart raises FaultUnsupported, and
+    the scenario is unknown, as without that reading it would judge the cache."""
     run_dir.mkdir(parents=True, exist_ok=True)
     line = timeline.Timeline(name)
     runner = Runner(deployment, clusters, line)
@@ -199,19 +204,23 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
     finally:
         runner.unwind()
     events = {c: observe.events(deployment, c, policy.store_path) for c in clusters}
+    stored = None
+    if read_after_restart:
+        deployment.restart(read_after_restart)
+        stored = policy.read(deployment.admin(read_after_restart))
     for cluster, points in sampler.series.items():
         for at_ns, value in points:
             line.markers.append({"ts_ns": at_ns, "label": f"{cluster} holds {value}", "cluster": cluster,
                                  "value": value})
     out = Outcome(name, run_dir, clusters, policy, list(steps), results, final, quiesced,
-                  sampler.series, events, line.markers, runner.base_ms, tuple(judged), None, counterexample,
+                  sampler.series, events, line.markers, runner.base_ms, tuple(judged), stored, counterexample,
                   dict(zip(clusters, names, strict=True)))
     saved.save(out, run_dir)
     timeline.save(run_dir, "policy-sync", {
         "name": name, "clusters": clusters, "policy": asdict(policy), "steps": [asdict(s) for s in steps],
         "results": results, "final": final, "quiesced": quiesced, "base_ms": runner.base_ms,
         "series": sampler.series, "events": {c: [e.to_json() for e in es] for c, es in events.items()},
-    }, line.markers, {})
+    }, line.markers, {})  # no capture: nothing for Spark to judge ({})
     return out
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-from ...harness import outcome as saved
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
-from . import judge, observe, scenario, trace
+from . import judge, observe, trace
 from .checks import CHECKS
 from .clusters import CLUSTERS, three_clusters
-from .outcome import Outcome, Step
+from .outcome import Step
+from .record import judged
 
 pytestmark = [pytest.mark.policy_sync, pytest.mark.pulsar]
 
@@ -30,24 +30,11 @@ def clusters(pulsar_deployment_factory, certify_run):  # noqa: F811 - a fixture 
 
 
 def _need_clock(deployment) -> None:
-    if getattr(deployment, "clock_problem", None) or not hasattr(deployment, "clock"):
-        raise VerdictUnknown(f"this scenario freezes broker clocks, which this deployment cannot: "
-                             f"{getattr(deployment, 'clock_problem', deployment.backend + ' backend')}")
-
-
-def _run(deployment, certify_run, request, name, steps, **options) -> tuple[Outcome, Recorder]:
-    try:
-        out = scenario.run(deployment, certify_run.directory("captures", name), name, CLUSTERS, steps, **options)
-    except NotImplementedError as error:  # a backend that cannot hold a link
-        raise VerdictUnknown(f"{name}: {error}") from error
-    return out, Recorder(certify_run, request, out, CHECKS)
-
-
-def _judged(deployment, certify_run, request, name, steps, **options) -> None:
-    """Run the scenario, record judge.judge's rows of its outcome, finish."""
-    out, rec = _run(deployment, certify_run, request, name, steps, **options)
-    rec.record(judge.judge(out))
-    rec.finish()
+    if "clock" not in deployment.capabilities():
+        why = deployment.unavailable.get("clock") or (
+            "its file gives no clock_freeze and clock_offset commands for every cluster (docs/deployments.md)"
+            if deployment.backend == "external" else f"the {deployment.backend} backend was started without the clock shim")
+        raise VerdictUnknown(f"this scenario freezes broker clocks, which this deployment cannot: {why}")
 
 
 def test_enabled_by_the_setting(clusters, certify_run, request):
@@ -59,7 +46,7 @@ def test_enabled_by_the_setting(clusters, certify_run, request):
 
 def test_concurrent_writes_at_three_clusters(clusters, certify_run, request):
     """Three writes sent at once, one per cluster: the race the PIP's rule is for."""
-    _judged(clusters, certify_run, request, "concurrent",
+    judged(clusters, certify_run, request, "concurrent",
             [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
              Step("writes", together=((A, 2), (B, 3), (C, 4)))],
             judged=("converged", "newest-wins"))
@@ -68,7 +55,7 @@ def test_concurrent_writes_at_three_clusters(clusters, certify_run, request):
 def test_sequential_writes_while_replication_is_held(clusters, certify_run, request):
     """alpha writes 1 then 2, one after the other, while its link to the others is held: nothing is
     concurrent, the newest write is alpha's 2; the links are then released."""
-    _judged(clusters, certify_run, request, "held-link",
+    judged(clusters, certify_run, request, "held-link",
             [Step("hold", cluster=A, to=B), Step("hold", cluster=A, to=C),
              Step("write", cluster=A, value=1), Step("write", cluster=A, value=2),
              Step("pause", seconds=0.5),
@@ -80,7 +67,7 @@ def test_skewed_clock_keeps_a_newer_write_out(clusters, certify_run, request):
     """charlie's clock runs 5 s ahead: bravo writes 1, charlie applies it (stamped with its own
     time), then bravo writes 2 a second later, older than charlie's stamp."""
     _need_clock(clusters)
-    _judged(clusters, certify_run, request, "skewed-clock",
+    judged(clusters, certify_run, request, "skewed-clock",
             [Step("skew", cluster=C, seconds=5), Step("write", cluster=B, value=1), Step("pause", seconds=1.5),
              Step("write", cluster=B, value=2)],
             judged=("converged", "newest-wins"))
@@ -100,7 +87,7 @@ def test_tie_between_two_clusters(clusters, certify_run, request):
     deployment whose names sort otherwise would run another scenario than the local one."""
     _need_clock(clusters)
     _, middle, largest = _by_name(clusters)
-    _judged(clusters, certify_run, request, "tie",
+    judged(clusters, certify_run, request, "tie",
             [Step("freeze", clocks=tuple((c, 0) for c in CLUSTERS)),
              Step("write", cluster=middle, value=1), Step("write", cluster=largest, value=2)],
             judged=("converged", "tie-to-smaller-source"))
@@ -109,7 +96,7 @@ def test_tie_between_two_clusters(clusters, certify_run, request):
 def test_redelivery_changes_nothing(clusters, certify_run, request):
     """Settled values, then bravo's synchronizer is made to consume every event again, and
     alpha's too: alpha's own write of 1 comes back late, after charlie's newer 2."""
-    _judged(clusters, certify_run, request, "redelivery",
+    judged(clusters, certify_run, request, "redelivery",
             [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
              Step("write", cluster=C, value=2), Step("pause", seconds=2.0),
              Step("redeliver", cluster=B), Step("redeliver", cluster=A), Step("pause", seconds=2.0)],
@@ -124,7 +111,7 @@ def test_replay_of_the_spec_counterexample(clusters, certify_run, request):
     # spec clusters a, b, c in the order of the names Pulsar compares on a tie (us-east, us-west, eu-central on
     # the example external deployment: charlie's is the smallest there)
     plan = trace.plan(spec_trace, CLUSTERS, name=lambda role: clusters.clusters[role].name)
-    _judged(clusters, certify_run, request, "replay", plan.steps, setup=plan.setup,
+    judged(clusters, certify_run, request, "replay", plan.steps, setup=plan.setup,
             counterexample={"trace": spec_trace, "realized": plan.realized, "moved": plan.moved,
                     "clusters": plan.clusters})
 
@@ -145,7 +132,7 @@ def test_delete_racing_an_update(clusters, certify_run, request):
     (its tenant: HTTP 500 'producer is not started yet': an error, seen in full runs since this scenario was
     moved after it, on 4.2.4 on both backends and on 3.0.2), and that scenario waits for no drain (only its
     quiescence times out, 15 s)."""
-    _judged(clusters, certify_run, request, "delete-race",
+    judged(clusters, certify_run, request, "delete-race",
             [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
              Step("delete-and-write", cluster=A, to=B, value=2)],
             judged=("converged", "newest-wins"), replicated_to_first=True)
@@ -154,12 +141,8 @@ def test_delete_racing_an_update(clusters, certify_run, request):
 def test_no_local_write_without_its_event(clusters, certify_run, request):
     """Last, since it ends alpha's sync for good: alpha's copy of the sync topic is terminated, so
     its synchronizer cannot publish; a write at alpha must then not be applied (publish first)."""
-    out, rec = _run(clusters, certify_run, request, "unpublishable",
+    # alpha restarted after the run: what its store holds, not what its metadata cache serves
+    judged(clusters, certify_run, request, "unpublishable",
             [Step("write", cluster=A, value=1), Step("pause", seconds=1.0),
-             Step("break-sync-topic", cluster=A), Step("write", cluster=A, value=2)], timeout=15)
-    if hasattr(clusters, "restart"):  # what alpha's store holds, not what its metadata cache serves
-        clusters.restart(A)
-        out.stored_after_restart = out.policy.read(clusters.admin(A))
-        saved.save(out, out.run_dir)
-    rec.record(judge.judge(out))
-    rec.finish()
+             Step("break-sync-topic", cluster=A), Step("write", cluster=A, value=2)], timeout=15,
+            read_after_restart=A)

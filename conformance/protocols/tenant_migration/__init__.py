@@ -3,15 +3,17 @@ the consumers switched to B, the duplicates measured against what the spec predi
 steps 2 (replication switched on over existing data), 4 (the unloads at the switch) and 5
 (the clean-up of A) as an operator runs them.
 
-- ``outcome``: what a run leaves to be judged (``Outcome``: plan, cursors, B's polls, figures, capture;
+- ``outcome``: what a run leaves to be judged (``Outcome``: plan, cursors, B's polls, B's positions, capture;
   ``StartOutcome`` for step 2, ``CleanupOutcome`` for step 5, ``UnloadOutcome`` for step 4's unloads);
 - ``scenario``: one switch run on a deployment (publish, ack with holes, settle, switch, drain), returning the outcome,
   and what every run of the package shares (clients and capture, B's subscription then A's consumer and producer,
-  the drain, Spark's verdict);
+  the drain, the captured rows); no scenario judges: it records (issue 49);
 - ``existing_data``: step 2 on existing data: A holds data before B is added, with a replicationStartAt;
 - ``cleanup``: step 5 after the switch: A removed from the replication clusters, A's topic and namespace deleted;
 - ``unloads``: step 4's unloads of A and B while A's replicator carries a backlog and producers write;
 - ``observe``: the cursors on A and B, A's replicator, where B stored each message;
+- ``record``: after a scenario, Spark's verdict over its capture (harness/afterwards.py) and the rows of its
+  outcome type's judge recorded (the test module calls it);
 - ``judge``: the figures and every verdict row, as pure functions of the outcome;
 - ``checks``: the checks declared with the requirements they judge (spec/catalog/tenant-migration.yaml);
 - ``trace``: the run replayed through the spec's markdelete-only variant;

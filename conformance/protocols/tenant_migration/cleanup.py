@@ -25,7 +25,7 @@ from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import CleanupOutcome, CleanupPlan
-from .scenario import _moved_and_still, drain, on_a_and_b, read_verdict, subscribe_on_b_then_open_a
+from .scenario import _moved_and_still, captured, drain, on_a_and_b, subscribe_on_b_then_open_a
 
 DRAINED_S = 60.0
 
@@ -103,7 +103,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: CleanupPlan,
         on_b = capture.consumer(client_b, topic, SUBSCRIPTION, name="c-b", cluster="green", **options)
         received = drain(on_b, quiet=3.0, timeout=60)
         line.mark(f"B: drained, {received} delivered")
-    columns, verdict = read_verdict(run_dir, line)
+    columns, verdict = captured(run_dir), None  # Spark's verdict: the record step's (record.py)
     out = CleanupOutcome(name, run_dir, topic, plan, verdict, line.markers, steps, gone, before, after,
                          b_before, b_after, columns)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "steps": steps, "a_topic_gone": gone,

@@ -25,7 +25,7 @@ from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import StartOutcome, StartPlan
-from .scenario import drain, on_a_and_b, read_verdict, subscribe_on_b_then_open_a
+from .scenario import captured, drain, on_a_and_b, subscribe_on_b_then_open_a
 
 SETTING = "replicationStartAt"
 CATCH_UP_S = 60.0
@@ -124,7 +124,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: StartPlan, *
         finally:
             if plan.start_at and setting.get("present"):
                 reset_start(a.admin())
-    columns, verdict = read_verdict(run_dir, line)
+    columns, verdict = captured(run_dir), None  # Spark's verdict: the record step's (record.py)
     out = StartOutcome(name, run_dir, topic, plan, verdict, line.markers, setting, added_ns, a_before, repl_cursor,
                        catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_positions, columns)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "setting": setting, "on_a": a_before,

@@ -1,6 +1,7 @@
 """The verdicts of a tenant-migration run as pure functions of its outcome (outcome.py): the
 capture's rows, the two cursors read at the switch, B's cursor over time, and the run replayed
-through the spec (trace.py). ``judge`` gives every row the scenario records."""
+through the spec (trace.py). ``judge`` gives every row the scenario records; the figures it reads
+(``figures``) it computes from what the run recorded, so a saved run judged again gets today's."""
 from __future__ import annotations
 
 from collections import Counter
@@ -44,6 +45,11 @@ def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict,
                    b_cursor.get("caught_up_s"), b_cursor.get("replicator"))
 
 
+def figures_of(out: Outcome) -> Figures:
+    """The switch run's figures, from what it recorded: its capture and the admin's readings."""
+    return figures(out.columns, out.topic, out.a_cursor, out.b_cursor, out.b_positions)
+
+
 def markdelete_within_replicated(progress: list[dict]) -> tuple[bool | None, str]:
     """TM-R03 from B's side: at every poll, B's markDeletePosition is at or before the last entry B
     has (a snapshot maps only positions B replicated). Polls where B had nothing judge nothing."""
@@ -65,12 +71,12 @@ def markdelete_within_replicated(progress: list[dict]) -> tuple[bool | None, str
 def judge(out: Outcome) -> list[Row]:
     """Every row of the run: the figures' checks, TM-R03 from B's polls, and the spec's replay."""
     prefix = f"tenant-migration/{out.name}"
-    rows = [row(f"{prefix}/{suffix}", ok, said, **vars(out.figures))
-            for suffix, ok, said in figure_checks(out.figures, out.verdict)]
+    f = figures_of(out)
+    rows = [row(f"{prefix}/{suffix}", ok, said, **vars(f)) for suffix, ok, said in figure_checks(f, out.verdict)]
     rows.append(from_judge(f"{prefix}/markdelete-within-replicated", markdelete_within_replicated, out.progress))
     replayed = trace.replay(out.columns, out.topic, out.a_cursor.get("markDeletePosition"),
-                            out.b_cursor.get("markDeletePosition"), out.b_positions, out.figures.duplicates)
-    caught_up = out.figures.b_caught_up_s is not None or out.figures.replicator_at_switch is None
+                            out.b_cursor.get("markDeletePosition"), out.b_positions, f.duplicates)
+    caught_up = f.b_caught_up_s is not None or f.replicator_at_switch is None
     rows.append(row(f"{prefix}/trace", replayed.ok if caught_up else None,
                     replayed.text if caught_up else
                     f"not judged: B never held every entry A had before the switch; {replayed.text}",
@@ -79,8 +85,12 @@ def judge(out: Outcome) -> list[Row]:
     return rows
 
 
-def spark_lost(verdict: dict) -> tuple[bool | None, str]:
-    """TM-R01 from Spark: no acknowledged send the subscription never received (A or B)."""
+def spark_lost(verdict: dict | None) -> tuple[bool | None, str]:
+    """TM-R01 from Spark: no acknowledged send the subscription never received (A or B). None: the
+    record step never took Spark's verdict (record.py), so nothing is known of what was lost."""
+    if verdict is None:
+        return None, ("not judged: Spark's verdict on the capture was never taken (the record step, "
+                      "tenant_migration/record.py, runs it after the scenario)")
     spark = verdict.get("anomalies") or {}
     lost = spark.get("lost", {}).get("count")
     return (None if verdict.get("valid") is None else not lost,
@@ -88,7 +98,7 @@ def spark_lost(verdict: dict) -> tuple[bool | None, str]:
             f"redelivered_after_ack={spark.get('redelivered_after_ack', {}).get('count')} (allowed: the duplicates)")
 
 
-def figure_checks(f: Figures, verdict: dict) -> list[tuple[str, bool | None, str]]:
+def figure_checks(f: Figures, verdict: dict | None) -> list[tuple[str, bool | None, str]]:
     """(check suffix, ok, evidence) per check of the run."""
     rows = [("nothing-lost", *spark_lost(verdict))]
     # no hole and nothing delivered on B: the switch was not exercised, nothing to judge

@@ -1,8 +1,9 @@
 """What a tenant-migration run leaves to be judged (``Outcome``, saved beside its capture as
 outcome.json by harness/outcome.py; the capture's rows are read back from the capture): the plan it
-ran, the two cursors read at the switch, B's cursor polled over time, where B stored each message,
-and the figures the judge reads. Positions are (ledger, entry) on the cluster that delivered the
-message."""
+ran, the two cursors read at the switch, B's cursor polled over time and where B stored each message,
+as the scenario read them. The figures the judge reads (``Figures``) are the judge's, computed from
+those (judge.figures); Spark's verdict (``verdict``) is None until the record step (record.py) has taken
+it. Positions are (ledger, entry) on the cluster that delivered the message."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -85,11 +86,12 @@ class Outcome:
     run_dir: Path
     topic: str
     plan: Plan
-    verdict: dict
+    verdict: dict | None  # Spark's, over the capture: None until the record step took it (record.py)
     markers: list
     a_cursor: dict
     b_cursor: dict
-    figures: Figures
+    # no figures: the judge computes them from these fields and the capture (judge.figures); an outcome.json
+    # saved before issue 49 holds them too, under "figures", which loading leaves out
     progress: list[dict]  # both markDeletePositions and what B has, polled
     b_positions: dict[str, str]  # uid -> where B stored it (a reader's view)
     columns: dict = saved.captured()  # the capture's rows (the capture's files hold them)
@@ -118,7 +120,7 @@ class StartOutcome:
     run_dir: Path
     topic: str
     plan: StartPlan
-    verdict: dict
+    verdict: dict | None  # Spark's: None until the record step took it
     markers: list
     # the setting as asked and as the broker then reported it (GET .../configuration/runtime):
     # {"asked", "effective", "present" (the release has the key), "refused" (the admin's answer)}
@@ -152,7 +154,7 @@ class CleanupOutcome:
     run_dir: Path
     topic: str
     plan: CleanupPlan
-    verdict: dict
+    verdict: dict | None  # Spark's: None until the record step took it
     markers: list
     steps: list[dict]  # each clean-up call in order: what was asked, when, the answer
     a_topic_gone: bool | None  # A no longer lists the topic after the clean-up (None: never read)
@@ -196,7 +198,7 @@ class UnloadOutcome:
     run_dir: Path
     topic: str
     plan: UnloadPlan
-    verdict: dict
+    verdict: dict | None  # Spark's: None until the record step took it
     markers: list
     unloads: list[dict]  # each unload: which cluster, when, A's replicator to B just before, the answer
     settings: dict  # replicationProducerQueueSize, B's deduplication status, as read
@@ -227,7 +229,7 @@ class TtlOutcome:
     run_dir: Path
     topic: str
     plan: TtlPlan
-    verdict: dict
+    verdict: dict | None  # Spark's: None until the record step took it
     markers: list
     ttl: dict  # the TTL as asked and as A's namespace then reported it (GET .../messageTTL), or the refusal
     cut_ns: int  # when B became unreachable from A ...

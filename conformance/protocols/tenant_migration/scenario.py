@@ -13,7 +13,11 @@ requested (A's replicator held by a one-way cut until after the last ack, then r
 delayed message (the blog's day-long hole, scaled down to seconds: delivered neither on A before the
 switch nor on B before it is due). After B is drained, a reader on B lists where B stored each
 message, so the spec's bound on the duplicates (every message A acknowledged that lies past B's
-markDeletePosition, and nothing else) can be computed for the same run."""
+markDeletePosition, and nothing else) can be computed for the same run.
+
+A run records and judges nothing (issue 49): it saves what it read (the capture, the cursors, B's polls,
+B's positions) with no Spark verdict and no figure; the record step (record.py) takes Spark's verdict and
+hands the outcome to the judge, which computes the figures (judge.figures)."""
 from __future__ import annotations
 
 import time
@@ -31,8 +35,8 @@ from pulsar_conformance.wait import wait_quiet, wait_until
 from ...harness import evidence, java_consumer, java_process, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
-from ..client_failover.java_release import wanted_version
-from . import judge, observe
+from ...harness.java_release import wanted_version
+from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import Outcome, Plan
 
@@ -151,16 +155,14 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
                                  pause=lambda _seconds: _receive_one(on_b, on_b_received))
             line.mark("B: drained" if drained else f"B: still delivering after {delayed_due_s + DRAIN_S:.0f} s")
         b_positions = observe.stored_on(client_b, topic)
-    columns, verdict = read_verdict(run_dir, line)
-    f = judge.figures(columns, topic, a_cursor, b_cursor, b_positions)
-    line.say(f.text())
+    # the record, not a verdict: Spark's and the figures come after (record.py, judge.figures); verdict.json is
+    # the record step's to write
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "a_cursor": a_cursor, "b_cursor": b_cursor,
-                                                 "progress": progress_seen, "figures": asdict(f),
-                                                 "b_positions": b_positions,
+                                                 "progress": progress_seen, "b_positions": b_positions,
                                                  "java_on_b": java_on_b.to_json() if java_on_b else None},
-                  line.markers, verdict)
-    out = Outcome(name, run_dir, topic, plan, verdict, line.markers, a_cursor, b_cursor, f, progress_seen,
-                  b_positions, columns)
+                  line.markers, None)
+    out = Outcome(name, run_dir, topic, plan, None, line.markers, a_cursor, b_cursor, progress_seen, b_positions,
+                  captured(run_dir))
     saved.save(out, run_dir)
     return out
 
@@ -199,10 +201,10 @@ def on_a_and_b(a, b, run_dir: Path, name: str, plan, *, seed: int, line) -> Iter
             close_clients(line, A=client_a, B=client_b)
 
 
-def read_verdict(run_dir: Path, line) -> tuple[dict, dict]:
-    """The run's captured columns and Spark's verdict on them (said on the timeline)."""
-    columns = evidence.read_capture(run_dir)
-    return columns, timeline.spark_verdict(run_dir, columns, line)
+def captured(run_dir: Path) -> dict:
+    """The run's captured columns, read back once the capture is closed: the outcome's ``columns`` (Spark
+    checks them after the run, in the record step: record.py)."""
+    return evidence.read_capture(run_dir)
 
 
 def subscribe_on_b_then_open_a(capture, client_a, client_b, topic: str, options: dict) -> tuple:

@@ -8,9 +8,7 @@ import uuid
 
 import pytest
 
-from ...harness.recorder import Recorder
-from . import cleanup, existing_data, judge, scenario, ttl, unloads
-from .checks import CHECKS
+from . import cleanup, existing_data, record, scenario, ttl, unloads
 from .outcome import CleanupPlan, StartPlan, TtlPlan, UnloadPlan
 
 pytestmark = [pytest.mark.tenant_migration, pytest.mark.pulsar, pytest.mark.spark]
@@ -20,9 +18,8 @@ def _run(deployment, certify_run, request, name: str, plan: scenario.Plan):
     ns = deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
     out = scenario.run(deployment, certify_run.directory("captures", name), name, f"persistent://{ns}/orders", plan,
                        seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS, client="java" if plan.consumer_on_b == "java" else None)
-    rec.record(judge.judge(out))
-    return rec
+    # Spark's verdict and the judge's rows (judge.judge; client "java" with the Java consumer on B): after the run
+    return record.judged(certify_run, request, out)
 
 
 # the suite's own tests break a run on purpose (tests/protocols/tenant_migration): B skips messages
@@ -89,26 +86,22 @@ def test_replication_enabled_over_existing_data(pulsar_deployment, certify_run, 
     namespace = existing_data.prepare(pulsar_deployment, f"tm-{uuid.uuid4().hex[:6]}", "moving")
     out = existing_data.run(pulsar_deployment, certify_run.directory("captures", name), name, namespace,
                             StartPlan(start_at=START_AT[start_at]), seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    rec.record(judge.judge_start(out))
-    rec.finish()
+    record.judged(certify_run, request, out).finish()  # judge.judge_start
 
 
 def test_clean_up_after_the_switch(pulsar_deployment, certify_run, request):
     """After the switch A is cleaned up in the order that loses nothing (B's list first, A's backlog to
     B drained, then A's list and A's topic and namespace): B keeps every message where it was, and its
     replicated subscription where it was."""
-    _step(pulsar_deployment, certify_run, request, "clean-up", cleanup.run, CleanupPlan(), judge.judge_cleanup)
+    _step(pulsar_deployment, certify_run, request, "clean-up", cleanup.run, CleanupPlan())  # judge.judge_cleanup
 
 
-def _step(deployment, certify_run, request, name: str, run, plan, judged) -> None:
-    """One of step 4's or 5's scenarios on a namespace of its own, replicated between A and B:
-    ``run`` it, record what ``judged`` says of its outcome, and fail the test on a failed MUST."""
+def _step(deployment, certify_run, request, name: str, run, plan) -> None:
+    """One of step 4's or 5's scenarios on a namespace of its own, replicated between A and B: ``run`` it,
+    record what its outcome type's judge says of it (record.judged), and fail the test on a failed MUST."""
     namespace = deployment.replicated_namespace(f"tm-{uuid.uuid4().hex[:6]}", "moving", ["blue", "green"])
     out = run(deployment, certify_run.directory("captures", name), name, namespace, plan, seed=certify_run.seed)
-    rec = Recorder(certify_run, request, out, CHECKS)
-    rec.record(judged(out))
-    rec.finish()
+    record.judged(certify_run, request, out).finish()
 
 
 # the seed's unloads, and the switch an operator may make instead: each cluster restarted (A, then B), 3
@@ -124,7 +117,7 @@ def test_unloads_or_restarts_at_the_switch(pulsar_deployment, certify_run, reque
     namespace unloaded on A and then on B (or, the restarts variant, A's cluster restarted and then B's);
     once drained, every send A acknowledged is on B, and stored once with deduplication (at most the
     replicator's unreceipted window again per unload or restart without)."""
-    _step(pulsar_deployment, certify_run, request, variant, unloads.run, UNLOADS[variant], judge.judge_unloads)
+    _step(pulsar_deployment, certify_run, request, variant, unloads.run, UNLOADS[variant])  # judge.judge_unloads
 
 
 def test_message_ttl_while_b_is_unreachable(pulsar_deployment, certify_run, request):
@@ -132,4 +125,4 @@ def test_message_ttl_while_b_is_unreachable(pulsar_deployment, certify_run, requ
     producer writes on: every send still younger than the TTL when A's replicator had caught up must reach
     B (TM-R01); the sends already older than the TTL when B was back reaching B too is what an operator
     expects (TM-R11, a SHOULD: from 3.0.11/3.3.6/4.0.4 Pulsar's TTL covers the replication backlog by design)."""
-    _step(pulsar_deployment, certify_run, request, "message-ttl-b-unreachable", ttl.run, TtlPlan(), judge.judge_ttl)
+    _step(pulsar_deployment, certify_run, request, "message-ttl-b-unreachable", ttl.run, TtlPlan())  # judge.judge_ttl

@@ -28,7 +28,7 @@ from ...harness import timeline
 from . import observe
 from .observe import SUBSCRIPTION
 from .outcome import TtlOutcome, TtlPlan
-from .scenario import _receive_one, drain, on_a_and_b, read_verdict, write_until
+from .scenario import _receive_one, captured, drain, on_a_and_b, write_until
 
 CATCH_UP_S = 90.0
 CONNECTED_S = 30.0
@@ -100,7 +100,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: TtlPlan, *, 
         drain(on_a, quiet=1.0, timeout=10)
         b_stored = [list(p) for p in observe.stored_all(client_b, topic)]
         line.mark(f"B holds {len(b_stored)} entries")
-    columns, verdict = read_verdict(run_dir, line)
+    columns, verdict = captured(run_dir), None  # Spark's verdict: the record step's (record.py)
     out = TtlOutcome(name, run_dir, topic, plan, verdict, line.markers, ttl, cut_ns, healed_ns, caught_up_ns,
                      replicator, b_stored, columns)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "ttl": ttl, "cut_ns": cut_ns,

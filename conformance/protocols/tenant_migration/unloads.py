@@ -30,7 +30,7 @@ from . import observe
 from .existing_data import retain_on_a
 from .observe import SUBSCRIPTION
 from .outcome import UnloadOutcome, UnloadPlan
-from .scenario import drain, on_a_and_b, read_verdict, write_until
+from .scenario import captured, drain, on_a_and_b, write_until
 
 CATCH_UP_S = 90.0
 
@@ -136,7 +136,7 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: UnloadPlan, 
                                 consumer_type=pulsar.ConsumerType.Shared)
         received = drain(on_b, quiet=3.0, timeout=90)
         line.mark(f"B: {len(b_stored)} entries; the consumer on B got {received}")
-    columns, verdict = read_verdict(run_dir, line)
+    columns, verdict = captured(run_dir), None  # Spark's verdict: the record step's (record.py)
     out = UnloadOutcome(name, run_dir, topic, plan, verdict, line.markers, unloads, settings,
                         catch_up.get("caught_up_s"), catch_up.get("replicator") or {}, b_stored, columns, a_stored)
     timeline.save(run_dir, "tenant-migration", {"plan": asdict(plan), "unloads": unloads, "settings": settings,

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pulsar_conformance.conformance.harness import rejudge as harness
+from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.conformance.run import CertifyRun
 from pulsar_conformance.reports import archive, bundle
 from pulsar_conformance.reports.junit import read_junit, write_requirements_junit
-from pulsar_conformance.reports.profiles import PROFILES
 from pulsar_conformance.reports.rejudge import junit_name, registry
 from pulsar_conformance.reports.verdicts import load_requirements, requirement_rows, run_verdict
 

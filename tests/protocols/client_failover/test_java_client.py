@@ -1,4 +1,4 @@
-"""The Java client's harness (conformance/protocols/client_failover/java_client.py, Harness.java)
+"""The Java client's harness (conformance/protocols/client_failover/java_client.py, conformance/harness/Harness.java)
 without brokers: a release Maven cannot resolve is refused with the fix and leaves no JVM; the
 JVM's event lines become capture rows of the contract; its log gives the failed probes; a harness
 that cannot reach its cluster ends, and no JVM is left behind."""
@@ -12,11 +12,10 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-from pulsar_conformance.conformance.harness import evidence
+from pulsar_conformance.conformance.harness import evidence, java_harness, java_release
 from pulsar_conformance.conformance.protocols.client_failover import (
     java_client,
     java_log,
-    java_release,
     judge,
 )
 from pulsar_conformance.conformance.protocols.client_failover.outcome import FailoverConfig
@@ -34,7 +33,7 @@ def deployment(urls=URLS):
     # the suite's Cluster: the harness reads its credentials and CA (none here) as on a real deployment
     return SimpleNamespace(clusters={name: Cluster(name=name, service_url=url, admin_url="http://127.0.0.1:1")
                                      for name, url in urls.items()},
-                           record={"pulsar_version": "4.2.4"})
+                           release=lambda: "4.2.4")
 
 
 def jvms() -> set[int]:
@@ -169,7 +168,7 @@ def test_secondaries_of_several_brokers_each_reach_the_harness_whole(tmp_path):
     parts = client.arguments()["secondaries"].split(java_client.SECONDARY_SEPARATOR)
     assert parts == [urls["s1"], urls["s2"]]
     # the harness splits where the client joined
-    assert f'get("secondaries").split("{java_client.SECONDARY_SEPARATOR}")' in java_client.HARNESS.read_text()
+    assert f'get("secondaries").split("{java_client.SECONDARY_SEPARATOR}")' in java_harness.HARNESS.read_text()
 
 
 class _EndedEarly:

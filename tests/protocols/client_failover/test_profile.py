@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from pulsar_conformance.conformance.profiles import get_profile
 from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
 from pulsar_conformance.reports.certify import _check_client
-from pulsar_conformance.reports.profiles import get_profile
 from pulsar_conformance.reports.verdicts import load_requirements
 
 
@@ -34,7 +34,7 @@ def test_the_profile_certifies_what_its_scenarios_judge():
 def test_certify_refuses_an_old_client_before_starting(tmp_path):
     """Through the command line, with this environment's client standing in for an old one."""
     done = subprocess.run([sys.executable, "-c",
-                           "import sys; from pulsar_conformance.reports import profiles;"
+                           "import sys; from pulsar_conformance.conformance import profiles;"
                            "object.__setattr__(profiles.PROFILES['client-failover'], 'min_client', '99.0.0');"
                            "from pulsar_conformance.cli import main; sys.exit(main())",
                            "certify", "--profile", "client-failover", "--out", str(tmp_path / "b")],

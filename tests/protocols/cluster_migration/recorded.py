@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+from pulsar_conformance.conformance.harness.handles import HandleInfo
 from pulsar_conformance.conformance.protocols.cluster_migration import judge
 from pulsar_conformance.conformance.protocols.cluster_migration.outcome import (
     CapturedRun,
@@ -23,19 +24,22 @@ PRODUCER = "p-live-exclusive"
 
 
 def outcome_of(run: CapturedRun, name: str = "cluster-migration") -> Outcome:
-    """What ``scenario.run`` hands the judges, rebuilt from the recorded run's files (as ``scenario.gather``)."""
-    topics = {}
-    for topic in run.topics:
-        place = run.placement(topic)
-        subs = []
-        for sub in run.subscriptions(topic):
-            figures = judge.subscription_figures(sub, run.receives(topic, sub), run.acks(topic, sub), place, run.trigger_ns)
-            figures.created_after_trigger = (topic, sub) in run.late_subs
-            subs.append(figures)
-        producers = judge.producer_figures(run.sends(topic), run.failed_sends(topic), place, run.trigger_ns)
-        topics[topic] = TopicOutcome(topic, *run.states[topic], place, producers, subs)
+    """What ``scenario.run`` hands the judges, rebuilt from the recorded run's files (as ``scenario.gather``):
+    each topic's states and placement, and the consumers through blue the capture shows, each created at
+    the run's start or (a subscription migration.json says came after the trigger) just after the trigger.
+    No figures: judge.judge computes them (judge.with_figures for a judge called on its own)."""
+    topics = {topic: TopicOutcome(topic, *run.states[topic], run.placement(topic)) for topic in run.topics}
+    handles = [HandleInfo(f"c-{topic.rsplit('/', 1)[-1]}-{sub}", "consumer", topic, sub, "blue",
+                          run.trigger_ns + 1 if (topic, sub) in run.late_subs else 0)
+               for topic in run.topics for sub in run.subscriptions(topic)]
     return Outcome(name, run.run_dir, run.trigger_ns, topics, json.loads((DATA / "verdict.json").read_text()),
-                   sub_types=dict(run.sub_types), blue_log=None, columns=run.columns)
+                   handles=handles, sub_types=dict(run.sub_types), blue_log=None, columns=run.columns)
+
+
+def figured(run: CapturedRun, name: str = "cluster-migration") -> Outcome:
+    """``outcome_of`` with the figures judge.judge computes first, for a judge called on its own
+    (judge_topics, traces, judge_clients read them)."""
+    return judge.with_figures(outcome_of(run, name))
 
 
 REDIRECT = ("INFO redirect migrated producer to topic persistent://mig/live/exclusive: "

@@ -18,7 +18,7 @@ from pulsar_conformance.conformance.protocols.cluster_migration import conftest 
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures.capture import Capture
 
-HARNESS = Path(java_traffic.__file__).resolve().parents[1] / "protocols" / "client_failover" / "Harness.java"
+HARNESS = Path(java_traffic.__file__).resolve().parent / "Harness.java"
 PACKAGE = Path(package_conftest.__file__).resolve().parent
 TOPIC = "persistent://mig/live-java/exclusive"
 

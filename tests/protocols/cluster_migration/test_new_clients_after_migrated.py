@@ -5,6 +5,7 @@ topic; when it never was, their rows are unknown with the reason, never R05's fa
 they are judged as before; a run recorded before the wait keeps its verdicts."""
 from __future__ import annotations
 
+from pulsar_conformance.conformance.harness import evidence
 from pulsar_conformance.conformance.protocols.cluster_migration import judge
 
 from .recorded import cluster_level_outcome as _recorded
@@ -43,6 +44,9 @@ def test_a_producer_blue_accepts_on_a_migrated_topic_fails_r05(tmp_path):
     """The can-fail control: a producer blue stored sends for after it migrated the topic is R05's failure."""
     out = _recorded(tmp_path)
     out.facts["new_clients"] = {"topic_migrated": True, "waited_s": 0.5, "bound_s": 30.0}
-    new = next(p for p in out.topics[out.facts["exclusive"]].producers if p.name == "p-new")
-    new.on_blue = 3
+    # three of p-new's sends stored on blue (the record edited: the judge computes p-new's figures from it)
+    exclusive = out.topics[out.facts["exclusive"]]
+    sent = [r["uid"] for r in evidence.rows(out.columns, kind="send_ok", topic=exclusive.topic, producer="p-new")]
+    exclusive.placement.by_uid.update(dict.fromkeys(sent[:3], "blue"))
+    assert next(p for p in judge.with_figures(out).topics[exclusive.topic].producers if p.name == "p-new").on_blue == 3
     assert _rows(out)["cluster-migration/new-producer-via-blue"].ok is False

@@ -22,7 +22,7 @@ TOPIC = "persistent://mig/stranded-restart/orders"
 def _stranded(verdict: dict | None = None):
     out = outcome_of(outcome.load_run(DATA), "stranded-restart")
     out.verdict = json.loads((DATA / "verdict.json").read_text())  # outcome_of reads the other run's
-    parked = next(s for s in out.topics[TOPIC].subscriptions if s.name == "parked")
+    parked = next(s for s in judge.with_figures(out).topics[TOPIC].subscriptions if s.name == "parked")
     out.facts = {"topic": TOPIC, "restart": True, "backlog": parked.blue_missing, "restart_s": 7.1}
     out.answers = {"loaded": NamespaceMigrationAnswer("mig/stranded-restart", "loaded", True, None, "ok")}
     if verdict is not None:

@@ -25,7 +25,7 @@ from pulsar_conformance.conformance.protocols.cluster_migration.judge import (
 )
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 
-from .recorded import DATA, EXCLUSIVE, PRODUCER, outcome_of
+from .recorded import DATA, EXCLUSIVE, PRODUCER, figured
 
 
 def recorded(call, *args, **kwargs) -> dict[str, tuple[list[str], bool | None, str]]:
@@ -63,7 +63,7 @@ def saved(run: outcome.CapturedRun, tmp_path: Path) -> outcome.CapturedRun:
 
 
 def test_the_real_run_passes_redirect_order_and_drain(run):
-    rows = recorded(judge_topics, outcome_of(run), run.topics, "cluster-migration")
+    rows = recorded(judge_topics, figured(run), run.topics, "cluster-migration")
     judged = {c: v for c, v in rows.items() if "/spark/" not in c}
     assert judged and all(ok is True for _, ok, _ in judged.values()), \
         {c: e for c, (_, ok, e) in judged.items() if ok is not True}
@@ -78,13 +78,13 @@ def test_a_consumer_that_never_read_from_green_is_unknown_not_drained(run, tmp_p
     switched, which says nothing about draining before the switch (the old judge passed it)."""
     blue_only = edited(run, lambda r: not (r["topic"] == EXCLUSIVE and r["subscription"] == "slow"
                                            and r["kind"] in ("receive", "ack") and on_green(run, r)))
-    rows = recorded(judge_topics, outcome_of(blue_only), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, figured(blue_only), [EXCLUSIVE], "cluster-migration")
     requirements, ok, evidence = rows["cluster-migration/exclusive/slow/drained-before-green"]
     assert requirements == ["PIP188-R02", "PIP188-R04"] and ok is None, evidence
     assert "nothing was read from green" in evidence
     assert rows["cluster-migration/exclusive/fast/drained-before-green"][1] is True  # untouched: still judged
     # its trace is a prefix of every behaviour of the spec: unknown too
-    out = outcome_of(saved(blue_only, tmp_path))
+    out = figured(saved(blue_only, tmp_path))
     trace_rows = recorded(traces, out, "cluster-migration", topics=[EXCLUSIVE])
     assert trace_rows["cluster-migration/exclusive/p-live-exclusive/slow/trace"][1] is None
     assert trace_rows["cluster-migration/exclusive/p-live-exclusive/fast/trace"][1] is True
@@ -97,23 +97,23 @@ def test_a_drain_violation_without_green_reads_still_fails(run):
                 and cols["subscription"][i] == "slow"]
     first_green = next(i for i in receives if on_green(run, {name: cols[name][i] for name in cols}))
     cols["ts_ns"][first_green] = run.trigger_ns - 1  # read from green before the trigger: before blue drained
-    rows = recorded(judge_topics, outcome_of(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, figured(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     assert rows["cluster-migration/exclusive/slow/drained-before-green"][1] is False
 
 
 def test_a_topic_that_did_not_migrate_judges_only_that_it_stayed(run, tmp_path):
     """The namespace scenario's 'staying' topic: the old judge recorded R01, R02 and R04 passes on it."""
     stayed = edited(run, lambda r: not (r["topic"] == EXCLUSIVE and on_green(run, r)))
-    rows = recorded(judge_topics, outcome_of(stayed), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
+    rows = recorded(judge_topics, figured(stayed), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
     assert rows and {q for requirements, _, _ in rows.values() for q in requirements} == {"PIP188-R06"}, rows
     assert all(ok is True for _, ok, _ in rows.values()), rows
     assert "namespace-migration/exclusive/p-live-exclusive/stayed" in rows
     assert "namespace-migration/exclusive/slow/stayed" in rows
     # and the topic that did migrate, judged as one that should have stayed, fails
-    moved = recorded(judge_topics, outcome_of(run), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
+    moved = recorded(judge_topics, figured(run), [EXCLUSIVE], "namespace-migration", expect_migrated=False)
     assert moved["namespace-migration/exclusive/p-live-exclusive/stayed"][1] is False
     # its traces are not migration traces: left out when the scenario names the migrated topics
-    out = outcome_of(saved(stayed, tmp_path))
+    out = figured(saved(stayed, tmp_path))
     others = [t for t in run.topics if t != EXCLUSIVE]
     trace_rows = recorded(traces, out, "namespace-migration", topics=others)
     assert trace_rows and not any(check.startswith("namespace-migration/exclusive/") for check in trace_rows)
@@ -131,7 +131,7 @@ def test_a_producer_that_gives_up_sends_at_the_switch_fails_r03(run):
     for name in cols:
         cols[name].append(cols[name][template])
     cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_unknown", None, "gave-up-at-switch"
-    rows = recorded(judge_topics, outcome_of(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, figured(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     requirements, ok, evidence = rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"]
     assert requirements == ["PIP188-R03"] and ok is False, evidence
     assert "1 from the trigger on" in evidence and "gave up on" in evidence
@@ -144,7 +144,7 @@ def test_a_failed_send_before_the_trigger_is_not_the_switch(run):
     for name in cols:
         cols[name].append(cols[name][template])
     cols["kind"][-1], cols["msg_id"][-1], cols["uid"][-1] = "send_err", None, "failed-before"
-    rows = recorded(judge_topics, outcome_of(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
+    rows = recorded(judge_topics, figured(run.with_columns(cols)), [EXCLUSIVE], "cluster-migration")
     assert rows[f"cluster-migration/exclusive/{PRODUCER}/redirected"][1] is True
 
 

@@ -1,7 +1,7 @@
 """Which Java client release a scenario runs, and its jars: ``pulsar-client-original`` of that
 release and a log backend, resolved from Maven Central with the package's pom (cached per release).
 
-The release is ``$PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION`` (certify's ``--java-client-version``) or
+The release is certify's ``--java-client-version`` (fixtures/request_file.option; ``$PULSAR_CONFORMANCE_JAVA_CLIENT_VERSION`` without certify) or
 the deployment's Pulsar version."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from pulsar_conformance.errors import UsageError
+from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.fixtures.deploy import maven
 from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION, parse_version
 
@@ -23,11 +24,10 @@ _MISSING = re.compile(r"pulsar-client-original:jar:\S+ (was not found|.*Could no
 
 def wanted_version(deployment=None) -> str:
     """The Java client release to run: the option, else the deployment's own Pulsar release."""
-    explicit = os.environ.get(VERSION_ENV, "").strip()
+    explicit = (request_file.option("java_client_version", VERSION_ENV) or "").strip()
     if explicit:
         return explicit
-    record = getattr(deployment, "record", None) or {}
-    return record.get("pulsar_version") or DEFAULT_PULSAR_VERSION
+    return (deployment.release() if deployment is not None else None) or DEFAULT_PULSAR_VERSION
 
 
 def resolve(text: str) -> maven.Classpath:
