@@ -77,13 +77,15 @@ def seed(zookeeper: str, topics: int, value_bytes: int = VALUE_BYTES) -> int:
 
 def one(size: int, version: str, value_bytes: int = VALUE_BYTES) -> dict:
     from pulsar_conformance.fixtures.deploy.local import LocalDeployment
+    from pulsar_conformance.fixtures.deploy.spec import DeploymentSpec
 
     # lazy: the CLI imports this module at start; observe needs the admin REST client (requests, the
     # pulsar extra) and judge replays traces through the spec interpreter, which loads z3 (30-40 ms)
     from . import judge, observe, site
 
-    deployment = LocalDeployment.launch(["zeta"], pulsar_version=version, name=f"bench-migration-{os.getpid()}",
-                                        metadata="zk", oxia_server=True, heap_mb=1024)
+    deployment = LocalDeployment.launch(DeploymentSpec(clusters=("zeta",), pulsar_version=version,
+                                                       name=f"bench-migration-{os.getpid()}", metadata="zk",
+                                                       oxia_server=True, heap_mb=1024))
     try:
         admin = deployment.clusters["zeta"].admin()
         where = site.LocalSite(deployment, "zeta")

@@ -9,13 +9,14 @@ import pytest
 
 from pulsar_conformance.conformance.protocols.client_failover import credentials, judge
 from pulsar_conformance.fixtures.deploy.local import LocalDeployment
+from pulsar_conformance.fixtures.deploy.spec import DeploymentSpec
 
 pytestmark = [pytest.mark.pulsar]
 
 
 def test_the_wrong_token_for_the_target_fails_the_check(tmp_path):
-    with LocalDeployment.launch(["primary", "s1"], name=f"creds-{os.getpid()}", auth="token-per-cluster",
-                                heap_mb=384, state_dir=tmp_path / "state") as deployment:
+    spec = DeploymentSpec(clusters=("primary", "s1"), name=f"creds-{os.getpid()}", auth="token-per-cluster", heap_mb=384)
+    with LocalDeployment.launch(spec, state_dir=tmp_path / "state") as deployment:
         primary_token = deployment.clusters["primary"].token
         assert primary_token and primary_token != deployment.clusters["s1"].token
         out = credentials.run(deployment, tmp_path / "wrong", tokens={"s1": primary_token}, after_s=6.0)
@@ -31,8 +32,9 @@ def test_the_wrong_token_for_the_target_fails_the_check(tmp_path):
 def test_the_java_client_handed_the_wrong_token_fails_the_check(tmp_path):
     """The Java client's R06 check (ControlledClusterFailover, the token from the URL provider) fails
     the same way when the provider hands it the primary's token for s1."""
-    with LocalDeployment.launch(["primary", "s1"], name=f"creds-java-{os.getpid()}", auth="token-per-cluster",
-                                heap_mb=384, state_dir=tmp_path / "state") as deployment:
+    spec = DeploymentSpec(clusters=("primary", "s1"), name=f"creds-java-{os.getpid()}", auth="token-per-cluster",
+                          heap_mb=384)
+    with LocalDeployment.launch(spec, state_dir=tmp_path / "state") as deployment:
         primary_token = deployment.clusters["primary"].token
         out = credentials.run_java(deployment, tmp_path / "wrong-java", tokens={"s1": primary_token})
     (target,) = judge.judge(out)

@@ -13,6 +13,7 @@ import yaml
 from pulsar_conformance.errors import EXIT_BAD_INPUT
 from pulsar_conformance.fixtures.deploy import metadata_sync
 from pulsar_conformance.fixtures.deploy.local import LocalDeployment
+from pulsar_conformance.fixtures.deploy.spec import DeploymentSpec
 
 pytestmark = [pytest.mark.pulsar]
 
@@ -25,8 +26,8 @@ def unsynced(tmp_path_factory):
     with fewer is refused for the missing role first), separate configuration stores, registered
     on each other, no sync yet."""
     state = tmp_path_factory.mktemp("state")
-    deployment = LocalDeployment.launch(list(CLUSTERS), name="ps-bad-input", state_dir=state,
-                                        metadata_sync="prepared")
+    deployment = LocalDeployment.launch(DeploymentSpec(clusters=tuple(CLUSTERS), name="ps-bad-input",
+                                                       metadata_sync="prepared"), state_dir=state)
     yield deployment
     deployment.close()
 
