@@ -11,11 +11,12 @@ from . import render, tree
 NEXT = (
     "spec/catalog/{name}.yaml: the source's requirements in place of {prefix}-R01",
     "spec/protocols/{module}.py: the protocol's variables, actions, invariants, variants and mutants",
-    "conformance/protocols/{module}/: scenario.py and observe.py for the protocol, judge.py and checks.py for "
-    "its checks, trace.py for its projection onto the spec",
+    "conformance/protocols/{module}/: scenario.py and observe.py for the protocol (they record, never judge), "
+    "judge.py and checks.py for its checks, trace.py for its projection onto the spec, record.py "
+    "for what is judged after the run (Spark's verdict of the capture, when a judge needs it)",
     "tests/spec/test_exploring.py: QUESTIONS and FORMULAS for the spec (its test names what is missing)",
-    "then: pytest tests/protocols/{module} tests/spec tests/reports/test_checks.py; "
-    "pulsar-conformance spec check {name}; pulsar-conformance certify --profile {name}",
+    "now and after each change: pytest tests/protocols/{module} tests/spec tests/reports/test_checks.py; "
+    "pulsar-conformance spec check {name}; live, as generated: pulsar-conformance certify --profile {name}",
 )
 
 

@@ -32,8 +32,8 @@ class Names:
 
     @property
     def profile(self) -> str:
-        return f"{self.title}: the placeholder scenario (writes on one cluster, judged and projected onto the spec); " \
-               "plus the spec's variants and mutants"
+        return f"{self.title}: the generated scenario (publishes to one cluster and consumes back, captured, judged " \
+               "afterwards and projected onto the spec); plus the spec's variants and mutants"
 
 
 def check_name(name: str) -> str:

@@ -19,12 +19,16 @@ FILES = {
     "outcome.py.tmpl": "conformance/protocols/{module}/outcome.py",
     "scenario.py.tmpl": "conformance/protocols/{module}/scenario.py",
     "observe.py.tmpl": "conformance/protocols/{module}/observe.py",
+    "record.py.tmpl": "conformance/protocols/{module}/record.py",
     "judge.py.tmpl": "conformance/protocols/{module}/judge.py",
     "checks.py.tmpl": "conformance/protocols/{module}/checks.py",
     "trace.py.tmpl": "conformance/protocols/{module}/trace.py",
+    "rejudge.py.tmpl": "conformance/protocols/{module}/rejudge.py",
     "test_live.py.tmpl": "conformance/protocols/{module}/test_{module}.py",
+    "test_conftest.py.tmpl": "tests/protocols/{module}/conftest.py",
     "test_judge.py.tmpl": "tests/protocols/{module}/test_judge.py",
     "test_outcome.py.tmpl": "tests/protocols/{module}/test_outcome.py",
+    "test_record.py.tmpl": "tests/protocols/{module}/test_record.py",
 }
 
 

@@ -8,6 +8,7 @@ layout has them) and put first on PYTHONPATH of the processes run in it, so they
 not this checkout."""
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -32,12 +33,22 @@ WIRING = ("tests/spec/test_protocols.py", "tests/spec/test_catalog.py", "tests/s
           "tests/reports/test_checks.py", "tests/harness/test_package_shape.py",
           # the copy has no other protocol's tests/protocols folder: only the new one's outcome test is asked for
           f"tests/harness/test_outcome.py::test_every_protocols_outcome_has_its_round_trip_and_offline_judge_tested[{MODULE}]",
+          f"tests/harness/test_scenarios_judge_nothing.py::test_the_scenario_modules_judge_nothing[{MODULE}]",
           f"tests/protocols/{MODULE}")
+# the generated package's offline tests: its judge on recorded runs seen passing, failing and unknown,
+# judged again as `judge BUNDLE` does, and its record step judging what was saved
+OFFLINE = ("test_judge.py::test_every_publish_delivered_once_passes", "test_judge.py::test_a_lost_message_fails",
+           "test_judge.py::test_a_duplicate_fails",
+           "test_judge.py::test_nothing_recorded_or_nothing_acknowledged_is_unknown_not_a_pass",
+           "test_judge.py::test_a_saved_run_is_judged_again_as_live",
+           "test_outcome.py::test_the_judge_runs_on_a_loaded_outcome",
+           "test_record.py::test_the_record_step_judges_what_was_saved")
+LIVE = "test_produce_and_consume_back"
 TESTS = ("tests/spec/conftest.py", "tests/spec/test_protocols.py", "tests/spec/test_catalog.py",
          "tests/spec/test_declarations.py", "tests/spec/test_exploring.py", "tests/spec/test_differential.py",
          "tests/reports/conftest.py",
          "tests/reports/test_checks.py", "tests/harness/packages.py", "tests/harness/test_package_shape.py",
-         "tests/harness/test_outcome.py", "tests/support")
+         "tests/harness/test_outcome.py", "tests/harness/test_scenarios_judge_nothing.py", "tests/support")
 
 
 def _copy_checkout(into: Path) -> Path:
@@ -110,13 +121,50 @@ def test_the_generated_protocol_passes_the_wiring_checks(generated):
     assert f"test_every_package_has_the_role_files[{MODULE}] PASSED" in ran, ran[-3000:]
     assert f"test_the_judge_reaches_no_cluster_and_records_nothing[{MODULE}] PASSED" in ran, ran[-3000:]
     assert f"test_every_protocols_outcome_has_its_round_trip_and_offline_judge_tested[{MODULE}] PASSED" in ran
+    assert f"test_the_scenario_modules_judge_nothing[{MODULE}] PASSED" in ran, ran[-3000:]
+    not_run = [t for t in OFFLINE if f"tests/protocols/{MODULE}/{t} PASSED" not in ran]
+    assert not not_run, f"the generated offline tests {not_run} did not pass: " + ran[-3000:]
     # the live test collects under --strict-markers: its marker comes from the descriptor
     collected = _in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "--strict-markers",
                     f"conformance/protocols/{MODULE}")
-    assert collected.returncode == 0 and "test_writes_are_applied" in collected.stdout, collected.stdout[-3000:]
+    assert collected.returncode == 0 and LIVE in collected.stdout, collected.stdout[-3000:]
     marked = _in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", "-m", MODULE, "conformance")
     assert [line for line in marked.stdout.splitlines() if "::" in line] == [
-        f"conformance/protocols/{MODULE}/test_{MODULE}.py::test_writes_are_applied"], marked.stdout[-2000:]
+        f"conformance/protocols/{MODULE}/test_{MODULE}.py::{LIVE}"], marked.stdout[-2000:]
+
+
+def _relative_imports(path: Path) -> set[str]:
+    """The package modules ``path`` imports (``from . import x``, ``from .x import y``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found.update([node.module.split(".")[0]] if node.module else [a.name for a in node.names])
+    return found
+
+
+def test_the_generated_scenario_records_and_its_judge_is_run_after_it(generated):
+    """The scenario reaches the outcome and observe.py only (no judge, trace, record or rejudge, directly
+    or through them); record.py and rejudge.py judge what was saved; the certify profile of the new area
+    selects the live test by the descriptor's marker, on the role its scenario uses."""
+    copy, _, _ = generated
+    package = copy / "conformance" / "protocols" / MODULE
+    reached, todo = set(), ["scenario"]
+    while todo:
+        module = todo.pop()
+        if module not in reached and (package / f"{module}.py").is_file():
+            reached.add(module)
+            todo += sorted(_relative_imports(package / f"{module}.py"))
+    assert reached == {"scenario", "observe", "outcome"}, reached
+    assert {"judge", "trace"} <= _relative_imports(package / "judge.py") | _relative_imports(package / "record.py")
+    assert "judge" in _relative_imports(package / "rejudge.py")
+    code = ("import json; from pulsar_conformance.conformance.profiles import get_profile; "
+            "from pulsar_conformance.reports.rejudge import registry; "
+            f"p = get_profile({NAME!r}); "
+            "print(json.dumps([p.markers, list(p.areas), list(p.roles()), sorted({a for a, _ in registry()})]))")
+    done = _in(copy, "-c", code)
+    assert done.returncode == 0, done.stderr[-2000:]
+    markers, areas, roles, rejudged = json.loads(done.stdout)
+    assert (markers, areas, roles) == (MODULE, [NAME], ["blue"]) and NAME in rejudged
 
 
 def test_the_spec_skeleton_checks_and_its_mutant_is_killed(generated):
@@ -124,7 +172,8 @@ def test_the_spec_skeleton_checks_and_its_mutant_is_killed(generated):
     checked = _in(copy, "-m", "pulsar_conformance", "spec", "check", NAME, "--json")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     killed = _in(copy, "-m", "pulsar_conformance", "spec", "mutants", NAME, "--json")
-    assert killed.returncode == 0 and "apply-ahead" in killed.stdout, killed.stdout + killed.stderr
+    assert killed.returncode == 0, killed.stdout + killed.stderr
+    assert [(m["mutant"], m["killed"]) for m in json.loads(killed.stdout)["mutants"]] == [("deliver-unpublished", True)]
     planned = json.loads(_in(copy, "-m", "pulsar_conformance", "spec", "ci", "--dry-run", "--only", NAME,
                              "--json").stdout)
     assert [r["command"].split()[1:4] for r in planned["runs"]] == [["spec", "check", NAME], ["spec", "mutants", NAME]]
