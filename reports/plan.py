@@ -118,7 +118,7 @@ def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_set
             "roles": {r: deployment.cluster_of(r) for r in profile.roles()},
             "requirements": rows,
             "counts": {s: sum(1 for r in rows if r["status"] == s) for s in ("judged", "partly", "not judged")},
-            "faults": deployment.faults.describe(),
+            "faults": deployment.fault_book.describe(),
             "settings": settings,
             "irreversible": _irreversible(profile, allow_irreversible),
             "creates": _creates(deployment, profile, allow_irreversible)}
@@ -191,7 +191,7 @@ def lacking_fault(deployment, roles, action: str) -> list[str]:
     a cluster action, or ``component.action``) that can run here; a restart is given by stop (or kill) and start.
     A command whose program does not exist, or cannot be executed, gives nothing: its fault cannot be injected
     (``unrunnable_fault`` says why)."""
-    book = deployment.faults
+    book = deployment.fault_book
 
     def runs(template) -> bool:
         return template is not None and template.runnable()[0] is not None
@@ -215,7 +215,7 @@ def lacking_fault(deployment, roles, action: str) -> list[str]:
 def unrunnable_fault(deployment, roles, action: str) -> dict[str, str]:
     """The clusters (or links) among ``roles`` whose file gives a command for ``action`` whose program cannot run
     here, each with why (fault_commands.Template.runnable)."""
-    book = deployment.faults
+    book = deployment.fault_book
     found: dict[str, str] = {}
 
     def check(at: str, template) -> None:

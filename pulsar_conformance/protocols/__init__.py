@@ -99,7 +99,7 @@ class Protocol:
     # The cluster names its scenarios use (the keys of deployment.clusters): on an external deployment
     # each is a role the deployment file maps to one of its clusters (roles:), checked before the run.
     roles: tuple[str, ...] = ()
-    # What its scenarios ask of a deployment's fault hooks (Deployment.kill, cut, ...): on an external
+    # What its scenarios ask of a deployment's fault hooks (deployment.faults.kill, cut, ...): on an external
     # deployment, an action without a command in the file leaves the scenarios that need it unknown.
     faults: tuple[str, ...] = ()
     # Broker settings its verdicts depend on ("key", "key=value" or "key!=value" wanted; "role:..." on that role's

@@ -3,7 +3,7 @@ does, nothing it started outlives it, a program that cannot run is a fault failu
 the deployment knows reaches the failure's message or its evidence.
 
 No command line runs an external fault command (certify does, inside its tests' process), so each case calls
-``ExternalDeployment.kill`` in a forked child (sandbox.run_call) on a deployment file whose ``kill`` is the
+``ExternalDeployment.faults.kill`` (CommandFaults) in a forked child (sandbox.run_call) on a deployment file whose ``kill`` is the
 misbehaving command, and is judged on what a scenario would get: a ``FaultFailed`` (a ``FaultUnsupported``,
 which the pytest plugin turns into an unknown verdict) whose message names the reason; within the deadline
 and the stop's grace; no process left (each command carries the case's marker through the file's ``env:``,
@@ -149,7 +149,7 @@ def _kill_blue(path: str, out: str) -> dict:
 
     fault_commands.KILL_GRACE_S = GRACE
     os.environ["PULSAR_CONFORMANCE_CERTIFY_OUT"] = out
-    load_external(path, check=False).kill("blue")
+    load_external(path, check=False).faults.kill("blue")
     return {"applied": True}
 
 

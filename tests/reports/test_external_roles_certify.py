@@ -116,4 +116,4 @@ def test_the_example_file_maps_the_roles_of_the_profiles_it_names():
     example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "external-local.yaml"
     deployment = load_external(example, check=False)
     assert deployment.missing_roles(PROFILES["geo-replication"].roles()) == []
-    assert deployment.faults.template("us-east", "kill") is not None
+    assert deployment.fault_book.template("us-east", "kill") is not None

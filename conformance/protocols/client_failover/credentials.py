@@ -42,12 +42,12 @@ def run(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None, afte
                           lambda: client.client.create_producer(topic, send_timeout_millis=3000))
         _send_for(producer, sends, 2.0)
         figures.killed_ns = time.time_ns()
-        deployment.kill("primary")
+        deployment.faults.kill("primary")
         _send_for(producer, sends, after_s)
     finally:
         client.close()
     # the deployment as it was found: on an external deployment the next module's primary is this cluster
-    deployment.start("primary")
+    deployment.faults.start("primary")
     # the poller saw the switch as it happened; a send blocked on the dead primary does not delay it
     figures.switched_ns = next((at for at, _, to in client.switches() if to == "s1"), None)
     events = [Event(figures.killed_ns, "down", "primary"),
@@ -88,7 +88,7 @@ def run_java(deployment, run_dir: Path, *, tokens: dict[str, str] | None = None,
     """The Java client pointed from the primary to s1 by its URL provider, each cluster's token
     handed over with it (``tokens`` overrides them: the suite's own tests give s1 the primary's)."""
     if not deployment.admin("primary").ready():  # killed and not back (a scenario stopped half-way)
-        deployment.start("primary")
+        deployment.faults.start("primary")
     given = {name: c.token for name, c in deployment.clusters.items()} | (tokens or {})
     topic = TOPIC.format(uuid.uuid4().hex[:8])
     out = scenario.run_java(deployment, run_dir, JAVA_NAME, JAVA_CONFIG, topic,

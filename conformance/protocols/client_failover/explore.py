@@ -70,7 +70,7 @@ INTERVAL_S = CONFIG.interval_ms / 1000
 RATE = 50.0  # msg/s, as the scenarios
 DRAIN_S = 30.0  # the harness's drain: until every acknowledged send was delivered, at most this long
 PORT_OPEN_S = 180.0  # come_up waits this long for the started broker's port
-START_S = 330.0  # a start under way is waited for this long (deployment.start's own bound is 300 s)
+START_S = 330.0  # a start under way is waited for this long (deployment.faults.start's own bound is 300 s)
 PAUSE_MAX_S = 8.0  # the longest pause (the scenarios' is 4 s); then the adapter resumes it
 # the waits, in checks: one, a few, and the probes each delay takes (7 and 11 at these settings)
 WAITS = (1, 3, probes_for(CONFIG.failover_delay_ms, CONFIG), probes_for(CONFIG.switch_back_delay_ms, CONFIG))
@@ -208,12 +208,12 @@ class Adapter(AdapterBase):
         """Every cluster up and not paused: what a schedule starts from. A session that could not heal what
         it did (its close said why) is healed here, or the schedule does not run (its error says why)."""
         for cluster in sorted(self.paused):
-            self.deployment.resume(cluster)
+            self.deployment.faults.resume(cluster)
             self.paused.discard(cluster)
         for cluster in CLUSTERS:
             if not _port_open(self.deployment, cluster):
                 progress(f"explore: {cluster} is down before a schedule; starting it")
-                self.deployment.start(cluster)
+                self.deployment.faults.start(cluster)
 
     def close(self) -> None:
         """The deployment left as the certification found it; never raises (the search's results are
@@ -232,7 +232,7 @@ class _Faults(scenario.Faults):
         event = Event(time.time_ns(), "down", cluster)
         self._record(event)
         try:
-            self.deployment.kill(cluster)
+            self.deployment.faults.kill(cluster)
         except BaseException:
             with self._lock:
                 self.events.remove(event)
@@ -364,7 +364,7 @@ class Session:
                 return
             self.paused.pop(cluster)
             try:
-                self.adapter.deployment.resume(cluster)
+                self.adapter.deployment.faults.resume(cluster)
             except Exception as error:  # noqa: BLE001 - the next schedule's all_up resumes it again
                 self.faults.mark(f"{cluster}: the adapter could not resume it after {PAUSE_MAX_S:g} s: {error}")
                 return
@@ -463,7 +463,7 @@ class Session:
         for cluster, timer in paused.items():
             timer.cancel()
             try:
-                self.adapter.deployment.resume(cluster)
+                self.adapter.deployment.faults.resume(cluster)
                 self.adapter.paused.discard(cluster)
             except Exception as error:  # noqa: BLE001 - said; all_up tries again
                 problems.append(f"resume {cluster}: {error}")
@@ -473,7 +473,7 @@ class Session:
                 starting.join(START_S)
         for cluster in sorted(self.down):
             try:
-                self.adapter.deployment.start(cluster)
+                self.adapter.deployment.faults.start(cluster)
                 self.down.discard(cluster)
             except Exception as error:  # noqa: BLE001 - said; all_up tries again
                 problems.append(f"start {cluster}: {error}")

@@ -58,7 +58,7 @@ class Faults:
 
     def kill(self, cluster: str) -> None:
         at = time.time_ns()
-        self.deployment.kill(cluster)
+        self.deployment.faults.kill(cluster)
         self._record(Event(at, "down", cluster))
         self.mark(f"{cluster} killed (SIGKILL)")
 
@@ -82,7 +82,7 @@ class Faults:
             follow.start()
         begun, refused = time.time_ns(), None
         try:
-            self.deployment.start(cluster)
+            self.deployment.faults.start(cluster)
         except Exception as error:  # judged below, once the follow-up has said whether it killed the cluster
             refused = error
         finally:
@@ -113,11 +113,11 @@ class Faults:
             failed.append(error)
 
     def pause(self, cluster: str) -> None:
-        self.deployment.pause(cluster)
+        self.deployment.faults.pause(cluster)
         self.mark(f"{cluster} paused (SIGSTOP: port open, nothing served)")
 
     def resume(self, cluster: str) -> None:
-        self.deployment.resume(cluster)
+        self.deployment.faults.resume(cluster)
         self.mark(f"{cluster} resumed")
 
     def await_switch(self, cluster: str, timeout: float) -> int | None:

@@ -491,7 +491,7 @@ class Session:
                        interval=0.25)
             self.blue_before_restart = observe.topic_state(blue, self.topic)
         began = time.monotonic()
-        self.d.restart("blue")
+        self.d.faults.restart("blue")
         self.restart_s = round(time.monotonic() - began, 1)
         handles = self._live("producer") + self._live("consumer")
 

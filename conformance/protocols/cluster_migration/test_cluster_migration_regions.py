@@ -94,7 +94,7 @@ def test_blue_restart_after_migration(regions, certify_run, request):
         raise VerdictUnknown(f"{topic} was not migrated by the scenario before (blue: {before.error or before.state})")
     started = time.monotonic()
     try:
-        deployment.restart("blue", {"clusterMigrationAutoResourceCreation": True})
+        deployment.faults.restart("blue", {"clusterMigrationAutoResourceCreation": True})
     except FaultUnsupported as error:
         raise VerdictUnknown(f"cannot restart blue on this deployment: {error}") from error
     restart_s = round(time.monotonic() - started, 1)
@@ -143,7 +143,7 @@ def test_stranded_backlog(regions, certify_run, request, restart):
         facts["backlog"] = (blue_states[topic].subscriptions.get("parked") or {}).get("msgBacklog")
         started = time.monotonic()
         if restart:
-            deployment.restart("blue")
+            deployment.faults.restart("blue")
         facts["restart_s"] = round(time.monotonic() - started, 1)
         traffic.add_consumer(topic, Sub("parked", "Exclusive"), "c-parked-again")
         return f"parked closed with {facts['backlog']} in backlog on blue" + (
@@ -188,14 +188,14 @@ def test_migration_with_geo_replication(regions, certify_run, request):
     # The remote region is stopped (SIGSTOP), not cut off: its connections stay open, so no
     # replicator has to reconnect through a grown backoff when it comes back (docs/findings.md F-188-8)
     def stop_remote(traffic) -> str:
-        deployment.pause("remote")
+        deployment.faults.pause("remote")
         moments["stop"] = time.time_ns()
         time.sleep(1.5)  # a replication backlog builds up on blue
         return "remote region stopped"
 
     def resume_remote(traffic) -> str:
         time.sleep(4.0)
-        deployment.resume("remote")
+        deployment.faults.resume("remote")
         moments["resume"] = time.time_ns()
         # the remote's replicator into blue is refused while blue still replicates out; keep the
         # traffic on until it writes again (into green by then)
@@ -214,6 +214,6 @@ def test_migration_with_geo_replication(regions, certify_run, request):
         raise VerdictUnknown(f"cannot stop the remote region on this deployment: {error}") from error
     finally:
         if "stop" in moments and "resume" not in moments:
-            deployment.resume("remote")
+            deployment.faults.resume("remote")
     out.facts.update(topic=topic, moments=moments)
     judged(certify_run, request, out)

@@ -83,14 +83,14 @@ def run(deployment, namespace: str, run_dir: Path, *, messages: int, seed: int) 
             progress(f"sending {3 * per_phase} messages in three phases: replication up, cut, healed")
             _phase(producer, rng, per_phase, failures)
             try:
-                deployment.cut("blue", "green")
+                deployment.faults.cut("blue", "green")
                 line.mark("replication cut blue<->green")
                 time.sleep(1.0)  # in-flight replication settles before we measure the silence
                 green_at_cut = counts["c-green"]
                 _phase(producer, rng, per_phase, failures)
                 time.sleep(1.0)
                 silent = counts["c-green"] == green_at_cut
-                deployment.heal("blue", "green")
+                deployment.faults.heal("blue", "green")
                 line.mark("replication healed")
                 outage = Outage(silent, "green received nothing while the link was cut" if silent else
                                 f"green kept receiving during the cut ({counts['c-green'] - green_at_cut} messages): "

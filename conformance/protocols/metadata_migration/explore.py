@@ -583,15 +583,15 @@ class Session:
         deployment = self.deployment
         component = {"component": "broker-1"} if _topology(deployment) else {}
         # paused while the flag is read: it writes no phase meanwhile, so the kill lands in the phase read
-        deployment.pause(CLUSTER, **component)
+        deployment.faults.pause(CLUSTER, **component)
         try:
             with stores.zookeeper_client(self.where.zookeeper, 10) as zk:
                 flag = observe.read_flag(zk)["phase"]
         except BaseException:
-            deployment.resume(CLUSTER, **component)
+            deployment.faults.resume(CLUSTER, **component)
             raise
         if flag not in observe.READ_ONLY:
-            deployment.resume(CLUSTER, **component)
+            deployment.faults.resume(CLUSTER, **component)
             entry.result, entry.said = "not-reached", f"ZooKeeper's flag said {flag} when the coordinator was paused: not killed"
             return
         self.seen.fault_kind = "coordinator"
@@ -661,7 +661,7 @@ class Session:
     def _pause_participant(self, step: Step, entry: Entry) -> None:
         name = scenario._participant(self.deployment, CLUSTER)
         phase = self.phases.current()
-        self.deployment.pause(CLUSTER, component=name)
+        self.deployment.faults.pause(CLUSTER, component=name)
         self.paused = name
         self.seen.fault_kind = "participant"
         self.seen.fault = {"participant": name, "paused_in": phase}
@@ -683,7 +683,7 @@ class Session:
         if self.paused is None:
             entry.said = "no participant is paused"
             return
-        self.deployment.resume(CLUSTER, component=self.paused)
+        self.deployment.faults.resume(CLUSTER, component=self.paused)
         self.seen.fault["resumed_in"] = self.phases.current()
         entry.said = f"{self.paused} resumed in {self.phases.current()}"
         self.paused = None
@@ -734,7 +734,7 @@ class Session:
         deployment stopped with its logs kept. Never raises (said)."""
         if self.paused is not None:
             try:
-                self.deployment.resume(CLUSTER, component=self.paused)
+                self.deployment.faults.resume(CLUSTER, component=self.paused)
             except Exception as error:  # noqa: BLE001 - the deployment is stopped next anyway
                 progress(f"explore: could not resume {self.paused}: {error}")
             self.paused = None

@@ -110,7 +110,7 @@ def run(deployment, run_dir: Path, name: str, plan: Plan, judged: tuple[str, ...
             time.sleep(1.5)
             if plan.fault == "participant":
                 held = _participant(deployment, cluster_name)
-                deployment.pause(cluster_name, component=held)
+                deployment.faults.pause(cluster_name, component=held)
                 line.mark(f"{held} (a participant) paused")
             start_call = time.monotonic()
             started = observe.start(admin, plan.target or where.target_url)
@@ -184,14 +184,14 @@ def _held(deployment, where, phases: observe.Phases, line: timeline.Timeline) ->
     time.sleep(HOLD_S)
     registered = _participants(where.zookeeper)
     while_held = sorted({p["phase"] for p in phases.seen if p["ns"] >= began} | {phases.current() or "?"})
-    deployment.kill(cluster_name, component=name)
+    deployment.faults.kill(cluster_name, component=name)
     line.mark(f"{name} killed after {HOLD_S:.0f} s paused (phases meanwhile: {', '.join(while_held)}; "
               f"{registered} participant node(s) left)")
     fault = {"injected_in": phases.current(), "participant": name, "held_s": HOLD_S,
              "phases_while_held": while_held, "participants_at_hold_end": registered}
     try:
         # not healthy: every broker's health check writes metadata, which PREPARATION refuses
-        deployment.start(cluster_name, component=name, ready_timeout=120, healthy=False)
+        deployment.faults.start(cluster_name, component=name, ready_timeout=120, healthy=False)
         line.mark(f"{name} started again (listening)")
     except (RuntimeError, TimeoutError) as error:  # evidence: the run goes on without it
         fault["participant_restart_error"] = f"{type(error).__name__}: {str(error).splitlines()[0]}"
@@ -213,12 +213,12 @@ def _fault(deployment, where, plan: Plan, phases: observe.Phases, line: timeline
         if deployment.components(cluster_name):
             # a cluster topology: the coordinator is broker-1 (the admin calls reach it first); killing
             # the whole cluster would take the source ZooKeeper and the bookies down with it
-            deployment.kill(cluster_name, component="broker-1")
+            deployment.faults.kill(cluster_name, component="broker-1")
         else:
-            deployment.kill(cluster_name)  # a standalone: the one process is broker and coordinator
+            deployment.faults.kill(cluster_name)  # a standalone: the one process is broker and coordinator
         line.mark(f"broker (coordinator) killed (phase {seen})")
         try:
-            deployment.start(cluster_name, ready_timeout=120)
+            deployment.faults.start(cluster_name, ready_timeout=120)
         except (RuntimeError, TimeoutError) as error:
             line.mark("the broker did not start again")
             time.sleep(5.0)  # anyone left to set FAILED has had time to

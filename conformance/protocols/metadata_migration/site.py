@@ -30,36 +30,36 @@ class LocalSite:
 
     def __init__(self, deployment, cluster: str):
         self.deployment, self.cluster = deployment, cluster
-        self.zookeeper = f"127.0.0.1:{deployment.service_port('zookeeper')}"  # kazoo's hosts
-        self.target_url = deployment.service_url("oxia")
+        self.zookeeper = f"127.0.0.1:{deployment.services.port('zookeeper')}"  # kazoo's hosts
+        self.target_url = deployment.services.url("oxia")
 
     @property
     def oxia_address(self) -> str:
-        return f"127.0.0.1:{self.deployment.service_port('oxia')}"
+        return f"127.0.0.1:{self.deployment.services.port('oxia')}"
 
     def zookeeper_url(self) -> str:
-        return self.deployment.service_url("zookeeper")
+        return self.deployment.services.url("zookeeper")
 
     def dump_tool(self) -> Path:
-        return self.deployment.oxia_dump_tool()
+        return self.deployment.services.oxia_dump_tool()
 
     def kill_target(self) -> None:
-        self.deployment.kill_service("oxia")
+        self.deployment.services.kill("oxia")
 
     def start_target(self) -> None:
-        self.deployment.start_service("oxia")
+        self.deployment.services.start("oxia")
 
     def cut_over(self, ready_timeout: float) -> None:
-        self.deployment.restart(self.cluster, metadata_url=self.target_url, ready_timeout=ready_timeout)
+        self.deployment.faults.restart(self.cluster, metadata_url=self.target_url, ready_timeout=ready_timeout)
 
     def metadata_url(self) -> str | None:
         return self.deployment.metadata_url(self.cluster)
 
     def target_problem(self) -> str | None:
-        return self.deployment.oxia_problem()
+        return self.deployment.services.oxia_problem()
 
     def target_version(self) -> str:
-        return self.deployment.oxia_server_version()
+        return self.deployment.services.oxia_version()
 
 
 class ExternalSite:
@@ -87,13 +87,13 @@ class ExternalSite:
         return oxia.dump_tool(oxia.binary(maven.cache_dir()))
 
     def kill_target(self) -> None:
-        self.deployment.kill(self.cluster, component=TARGET_COMPONENT)
+        self.deployment.faults.kill(self.cluster, component=TARGET_COMPONENT)
 
     def start_target(self) -> None:
-        self.deployment.start(self.cluster, component=TARGET_COMPONENT)
+        self.deployment.faults.start(self.cluster, component=TARGET_COMPONENT)
 
     def cut_over(self, ready_timeout: float) -> None:  # the file's command waits as it needs (its timeout_s)
-        self.deployment.cutover(self.cluster)
+        self.deployment.faults.cutover(self.cluster)
         self._cut_over = True
 
     def metadata_url(self) -> str | None:

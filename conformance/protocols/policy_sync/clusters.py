@@ -52,7 +52,7 @@ def enable(deployment, run_dir: Path) -> Enabling:
     deployment.admin(A).put_tenant(first, names)
     time.sleep(3)
     before = {c: _sees(deployment.admin(c), first) for c in CLUSTERS[1:]}
-    how = metadata_sync.enable(deployment, CLUSTERS, restart=deployment.restart)
+    how = metadata_sync.enable(deployment, CLUSTERS, restart=deployment.faults.restart)
     second = f"after-{uuid.uuid4().hex[:6]}"
     deployment.admin(A).put_tenant(second, names)
     deadline = time.monotonic() + 15

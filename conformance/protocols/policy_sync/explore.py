@@ -289,7 +289,7 @@ class Session:
         drain: a backlog of events retried without end (F-136-10) never does. ``settle`` waits instead."""
         for other in self.adapter.clusters:
             if other != role and (role, other) in self.runner.held:
-                self.d.heal(role, other, one_way=True)
+                self.d.faults.heal(role, other, one_way=True)
                 self.runner.held.discard((role, other))
                 self._record(Done("release", cluster=role, to=other), entry)
         entry.said = f"{role}'s links released"
@@ -311,7 +311,7 @@ class Session:
         entry.said = "clocks run again"
 
     def _restart(self, role: str, entry: Entry) -> None:
-        self.d.restart(role)
+        self.d.faults.restart(role)
         admin = self.d.admin(role)
 
         def subscribed() -> bool:

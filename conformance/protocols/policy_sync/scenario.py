@@ -68,7 +68,7 @@ class Runner:
     def clock_base(self) -> int:
         """A base time ahead of every broker's clock (a frozen clock never moves backwards)."""
         if not self.base_ms:
-            latest = max(self.d.clock(c).shows() for c in self.clusters)
+            latest = max(self.d.faults.clock(c).shows() for c in self.clusters)
             self.base_ms = (latest // 1000 + 5) * 1000
         return self.base_ms
 
@@ -88,10 +88,10 @@ class Runner:
             elif step.op == "delete":
                 policy.delete(d.admin(step.cluster))
             elif step.op == "hold":
-                d.cut(step.cluster, step.to, one_way=True)
+                d.faults.cut(step.cluster, step.to, one_way=True)
                 self.held.add((step.cluster, step.to))
             elif step.op == "release":
-                d.heal(step.cluster, step.to, one_way=True)
+                d.faults.heal(step.cluster, step.to, one_way=True)
                 self.held.discard((step.cluster, step.to))
                 # delivered: the link's backlog is sent and the receiver has consumed it
                 # replication stats name the peer by its Pulsar cluster name, not the role
@@ -101,14 +101,14 @@ class Runner:
             elif step.op == "freeze":
                 base = self.clock_base()
                 for cluster, ms in step.clocks:
-                    d.clock(cluster).freeze(base + int(ms))
+                    d.faults.clock(cluster).freeze(base + int(ms))
                     # set as each one is: a later clock that cannot be frozen (an external deployment's
                     # command: FaultUnsupported) leaves the ones before it for unwind to line up again
                     self.moved = True
                 clocks.settle()
             elif step.op == "skew":
-                others = max(d.clock(c).shows() for c in self.clusters if c != step.cluster)
-                d.clock(step.cluster).offset(others - clocks.now_ms() + int(step.seconds * 1000))
+                others = max(d.faults.clock(c).shows() for c in self.clusters if c != step.cluster)
+                d.faults.clock(step.cluster).offset(others - clocks.now_ms() + int(step.seconds * 1000))
                 self.moved = True
                 clocks.settle()
             elif step.op == "redeliver":
@@ -152,16 +152,16 @@ class Runner:
     def align(self) -> None:
         """Every clock runs again, together, from past the latest any of them showed (never back)."""
         if self.moved:
-            latest = max(self.d.clock(c).shows() for c in self.clusters) + 1000
+            latest = max(self.d.faults.clock(c).shows() for c in self.clusters) + 1000
             for cluster in self.clusters:
-                self.d.clock(cluster).resume_from(latest)
+                self.d.faults.clock(cluster).resume_from(latest)
             self.moved = False
             clocks.settle()
 
     def unwind(self) -> None:
         """Whatever a step left held or frozen is let go: the next scenario starts clean."""
         for src, dst in sorted(self.held):
-            self.d.heal(src, dst, one_way=True)
+            self.d.faults.heal(src, dst, one_way=True)
         self.held.clear()
         self.align()
 
@@ -206,7 +206,7 @@ def run(deployment, run_dir: Path, name: str, clusters: list[str], steps: list[S
     events = {c: observe.events(deployment, c, policy.store_path) for c in clusters}
     stored = None
     if read_after_restart:
-        deployment.restart(read_after_restart)
+        deployment.faults.restart(read_after_restart)
         stored = policy.read(deployment.admin(read_after_restart))
     for cluster, points in sampler.series.items():
         for at_ns, value in points:

@@ -232,11 +232,11 @@ class Session:
                       + ("" if late else f"; A's replicator to B still had a backlog {CAUGHT_UP_S:.0f} s after the switch"))
 
     def _cut(self, step: Step, entry: Entry) -> None:
-        self.adapter.deployment.cut("blue", "green", one_way=True)
+        self.adapter.deployment.faults.cut("blue", "green", one_way=True)
         self.cut = True
 
     def _heal(self, step: Step, entry: Entry) -> None:
-        self.adapter.deployment.heal("blue", "green", one_way=True)
+        self.adapter.deployment.faults.heal("blue", "green", one_way=True)
         self.cut = False
 
     def _unload(self, cluster, entry: Entry) -> None:
@@ -285,6 +285,6 @@ class Session:
         """Whatever the schedule left: the link healed (a schedule never leaves a fault behind), the clients'
         consumer and producer closed with the capture."""
         if self.cut:
-            self.adapter.deployment.heal("blue", "green", one_way=True)
+            self.adapter.deployment.faults.heal("blue", "green", one_way=True)
             self.cut = False
         self.stack.close()

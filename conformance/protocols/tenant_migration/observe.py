@@ -92,7 +92,7 @@ def stored_all(client, topic: str, side: str = "B") -> list[tuple[str, str]]:
 def stall_evidence(deployment, a, b, topic: str, *, log_from: int = 0) -> dict:
     """What tells a replicator that did not resume from a link the suite did not heal: A's replicator
     cursor (internal stats), B's view of the topic (msgInCount), the suite's proxy routes between A and B
-    (Deployment.link_state: None where the deployment has none), and A's log lines about the replicator or the topic since ``log_from``
+    (Faults.link_state: None where the deployment has none), and A's log lines about the replicator or the topic since ``log_from``
     (the line count before the heal), at most 40 of them."""
     stats = or_refusal(a.admin().topic_internal_stats, topic)
     on_b = or_refusal(b.admin().topic_stats, topic)
@@ -101,5 +101,5 @@ def stall_evidence(deployment, a, b, topic: str, *, log_from: int = 0) -> dict:
             if "eplicat" in line or short in line]
     return {"replicator_cursor": (stats.get("cursors") or {}).get(f"pulsar.repl.{b.name}"),
             "b_msg_in": {k: on_b.get(k) for k in ("msgInCounter", "msgInCount", "publishers") if k in on_b},
-            "links": deployment.link_state("blue", "green"),
+            "links": deployment.faults.link_state("blue", "green"),
             "a_log": said[-40:]}

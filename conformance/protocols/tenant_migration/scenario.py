@@ -80,7 +80,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
             # heal in 1 of 5 runs (docs/findings.md F-TM-6): the scenario then judged that race, not the backlog
             ready = wait_until(lambda: observe.replicator(a, b, topic).get("connected") is True,
                                timeout=REPLICATOR_UP_S, interval=0.2)
-            deployment.cut("blue", "green", one_way=True)
+            deployment.faults.cut("blue", "green", one_way=True)
             line.mark("A -> B held: B gets a backlog, snapshot requests wait behind it"
                       + ("" if ready else f" (A's replicator to B was not connected within {REPLICATOR_UP_S:.0f} s)"))
         holes = (f"all but every {plan.hole_every}th from message {plan.holes_from} on"
@@ -110,7 +110,7 @@ def run(deployment, run_dir: Path, name: str, topic: str, plan: Plan, *, seed: i
         since_ns = acked_ns
         log_lines = len(deployment.broker_log("blue").splitlines())
         if plan.hold_link_s:
-            deployment.heal("blue", "green", one_way=True)
+            deployment.faults.heal("blue", "green", one_way=True)
             since_ns = line.mark(f"A -> B released after {plan.hold_link_s:.0f} s")
         released_at = len(progress_seen)
         # the seed replicates the data (its step 2) before it switches (step 4): wait, bounded, until

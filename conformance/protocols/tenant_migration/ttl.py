@@ -74,13 +74,13 @@ def run(deployment, run_dir: Path, name: str, namespace: str, plan: TtlPlan, *, 
         writer = threading.Thread(target=write_until, args=(producer, plan.rate, stop_writing, errors), daemon=True)
         reader = threading.Thread(target=_consume, args=(on_a, stop_reading), daemon=True)
         try:
-            deployment.cut("blue", "green", one_way=True)
+            deployment.faults.cut("blue", "green", one_way=True)
             cut_ns = line.mark(f"A -> B cut: B unreachable from A; A's producer writes {plan.rate:.0f} msg/s, "
                                "A's consumer reads and acknowledges them")
             writer.start()
             reader.start()
             time.sleep(max(0.0, cut_ns / 1e9 + plan.outage_s - time.time()))
-            deployment.heal("blue", "green", one_way=True)
+            deployment.faults.heal("blue", "green", one_way=True)
             healed_ns = line.mark(f"A -> B healed: B reachable again after {(time.time_ns() - cut_ns) / 1e9:.1f} s")
             if wait_until(lambda: observe.replicated(a, b, topic), timeout=CATCH_UP_S, interval=0.3):
                 caught_up_ns = line.mark("A's replicator to B caught up: connected, no backlog")

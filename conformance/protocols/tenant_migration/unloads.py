@@ -63,12 +63,12 @@ def _unload(deployment, cluster: str, namespace: str, topic: str, line) -> dict:
 
 
 def _restart(deployment, cluster: str, namespace: str, topic: str, line) -> dict:
-    """The cluster stopped gracefully and started again on its data (``deployment.restart``); a
+    """The cluster stopped gracefully and started again on its data (``deployment.faults.restart``); a
     deployment that cannot restart raises FaultUnsupported, which leaves the scenario unknown."""
     replicator = observe.replicator(deployment.clusters["blue"], deployment.clusters["green"], topic)
     at = line.mark(f"restart of {cluster} (A's replication backlog {replicator.get('replicationBacklog')})")
     try:
-        deployment.restart(cluster)
+        deployment.faults.restart(cluster)
         answer = "ok"
     except FaultUnsupported:
         raise

@@ -386,6 +386,10 @@ class _Deployment:
         self.calls: list[str] = []
         self.closed = self.collected = False
 
+    @property
+    def faults(self):  # the fake is its own fault verbs (a deployment's are deployment.faults)
+        return self
+
     def pause(self, cluster):
         self.calls.append(f"pause {cluster}")
 

@@ -27,6 +27,10 @@ class SlowStart:
         self.killed: dict[str, int] = {}
         self.server = None
 
+    @property
+    def faults(self):  # the fake is its own fault verbs (a deployment's are deployment.faults)
+        return self
+
     def start(self, cluster):
         self.server = socket.create_server(("127.0.0.1", self.port))
         time.sleep(self.ready_after)

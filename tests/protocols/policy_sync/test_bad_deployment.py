@@ -66,7 +66,7 @@ def test_clusters_without_the_setting_then_without_the_replicated_namespace(tmp_
     for cluster in CLUSTERS:
         unsynced.admin(cluster).put_tenant(tenant, list(CLUSTERS))
         unsynced.admin(cluster).put_namespace(tenant, namespace)
-        unsynced.set_dynamic_config(cluster, metadata_sync.SETTING, metadata_sync.TOPIC)
+        unsynced.admin(cluster).set_dynamic_config(metadata_sync.SETTING, metadata_sync.TOPIC)
     doc = _certify(tmp_path / "2", path)
     assert "does not replicate the sync topic's namespace" in doc["error"], doc
     assert "replication clusters to alpha, bravo, charlie" in doc["fix"], doc
@@ -74,7 +74,7 @@ def test_clusters_without_the_setting_then_without_the_replicated_namespace(tmp_
     # these clusters fails, "producer is not started yet": docs/findings.md F-136-8)
     absent = "persistent://pulsar/absent/events"
     for cluster in CLUSTERS:
-        unsynced.set_dynamic_config(cluster, metadata_sync.SETTING, absent)
+        unsynced.admin(cluster).set_dynamic_config(metadata_sync.SETTING, absent)
     doc = _certify(tmp_path / "3", _file(tmp_path, unsynced, {"topic": absent}))
     assert "does not have the sync topic's namespace pulsar/absent" in doc["error"], doc
     assert "replicate it" in doc["fix"], doc

@@ -240,6 +240,10 @@ class _World:
     def admin(self, role):
         return _Admin(self, role)
 
+    @property
+    def faults(self):  # the fake is its own fault verbs (a deployment's are deployment.faults)
+        return self
+
     def clock(self, role):
         return self.clocks[role]
 

@@ -56,13 +56,13 @@ def test_the_tie_scenarios_freeze_and_unwind_run_the_files_commands(tmp_path):
     d = _deployment(tmp_path)
     # test_policy_sync._need_clock lets a deployment with a clock try the scenario (that module is not imported
     # here: its markers are registered for the conformance suite only)
-    assert hasattr(d, "clock")
+    assert "clock" in d.capabilities()
     runner = scenario.Runner(d, ROLES, timeline.Timeline("tie"))
     runner.execute(Step("freeze", clocks=tuple((c, 0) for c in ROLES)), None)
     base = runner.base_ms
-    assert base > clocks.now_ms() and all(d.clock(c).shows() == base for c in ROLES)
+    assert base > clocks.now_ms() and all(d.faults.clock(c).shows() == base for c in ROLES)
     runner.unwind()  # every clock runs again from past the latest shown, never back
-    assert all(d.clock(c).shows() > base for c in ROLES)
+    assert all(d.faults.clock(c).shows() > base for c in ROLES)
     calls = _calls(tmp_path)
     assert [c[:2] for c in calls] == [["freeze", "us-east"], ["freeze", "us-west"], ["freeze", "eu-central"],
                                       ["offset", "us-east"], ["offset", "us-west"], ["offset", "eu-central"]]
@@ -91,6 +91,6 @@ def test_a_freeze_that_fails_half_way_is_unknown_and_the_frozen_clocks_run_again
     runner.unwind()  # alpha stood frozen: the next scenario must not find it so
     assert [c[:2] for c in _calls(tmp_path)[2:]] == [["offset", "us-east"], ["offset", "us-west"],
                                                      ["offset", "eu-central"]]
-    assert d.clock("alpha").shows() > runner.base_ms
+    assert d.faults.clock("alpha").shows() > runner.base_ms
     d.close()  # and the run leaves the operator's clocks at real time
     assert [c[2] for c in _calls(tmp_path)[5:]] == ["--offset-ms=0"] * 3

@@ -34,6 +34,10 @@ class _Deployment:
     def broker_log(self, cluster):
         return self._log
 
+    @property
+    def faults(self):  # the fake is its own fault verbs (a deployment's are deployment.faults)
+        return self
+
     def link_state(self, a, b):
         return self._links
 
