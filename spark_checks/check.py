@@ -21,7 +21,8 @@ ENGINES = ("spark", "duckdb", "python")
 def check_capture(run_dir, *, engine: str = "spark", master: str | None = None) -> dict:
     """The verdict on ``run_dir``'s capture; ``master`` None: where the process is configured to run Spark
     (session.configure: ``certify --spark-master``), local[*] by default."""
-    master = master or configured().master
+    # None is "not named"; an empty --master is a bad value, not the default
+    master = configured().master if master is None else master
     check_master(master, reach=False)  # a typo in the option is reported before the capture is read
     capture = open_capture(run_dir)
     if engine == "spark":

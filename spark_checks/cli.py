@@ -7,7 +7,7 @@ from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit
 
-from .options import check_driver_host, check_events
+from .options import check_driver_host, check_events, check_master
 from .session import DRIVER_HOST_ENV, configure
 from .verdict import verdict_text
 
@@ -75,6 +75,8 @@ _count.__name__ = "count (an integer, 0 or more)"
 def _check_capture(args) -> int:
     from .check import check_capture
 
+    # before configure: an empty or malformed --master must be refused, not replaced by the default
+    check_master(args.master, reach=False)
     if args.driver_host is not None:
         host = check_driver_host(args.driver_host)
     elif os.environ.get(DRIVER_HOST_ENV):

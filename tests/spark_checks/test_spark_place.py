@@ -38,3 +38,27 @@ def test_local_mode_stays_on_loopback_whatever_the_driver_address(place):
 
 def test_defaults_are_local_and_loopback(place):
     assert session.configure() == session.SparkPlace(session.LOCAL, session.LOOPBACK)
+
+
+
+@pytest.mark.parametrize("master", ["", "local[0]", "bogus"])
+def test_an_empty_or_malformed_master_is_refused_not_replaced_by_the_default(place, tmp_path, master, monkeypatch):
+    # `check-capture --master ''` once fell back to local[*] and started spark-submit on bad input (the fuzz
+    # test found it): both the command and check_capture refuse it before any capture is read or Spark starts
+    from argparse import Namespace
+
+    from pulsar_conformance.errors import UsageError
+    from pulsar_conformance.spark_checks import cli
+    from pulsar_conformance.spark_checks import check
+    from pulsar_conformance.spark_checks.check import check_capture
+
+    def read(_run_dir):
+        raise AssertionError(f"the capture was read with --master {master!r}")
+
+    monkeypatch.setattr(check, "open_capture", read)
+    with pytest.raises(UsageError):
+        check_capture(tmp_path, master=master)
+    args = Namespace(master=master, driver_host=None, run_dir=tmp_path, engine="spark")
+    with pytest.raises(UsageError):
+        cli._check_capture(args)
+    assert session.configured() == session.SparkPlace(session.LOCAL, session.LOOPBACK)  # nothing was configured
