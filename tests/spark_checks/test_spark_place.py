@@ -48,8 +48,7 @@ def test_an_empty_or_malformed_master_is_refused_not_replaced_by_the_default(pla
     from argparse import Namespace
 
     from pulsar_conformance.errors import UsageError
-    from pulsar_conformance.spark_checks import cli
-    from pulsar_conformance.spark_checks import check
+    from pulsar_conformance.spark_checks import check, cli
     from pulsar_conformance.spark_checks.check import check_capture
 
     def read(_run_dir):

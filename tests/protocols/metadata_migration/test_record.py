@@ -13,6 +13,7 @@ from pulsar_conformance.conformance.protocols.metadata_migration import judge, r
 from pulsar_conformance.conformance.protocols.metadata_migration.outcome import Outcome
 from pulsar_conformance.conformance.run import CertifyRun
 
+from ...support.spark_stand_in import stand_in_spark
 from .made_outcomes import CLEAN
 from .made_outcomes import as_the_pip_tells_it as _outcome
 
@@ -35,12 +36,7 @@ def test_the_record_step_takes_sparks_verdict_saves_it_and_records_the_judges_ro
     out = _outcome(run.directory("captures", "migrate"))
     out.verdict = None
     saved.save(out, out.run_dir)
-    checked = []
-
-    def spark(run_dir, columns, engine="spark"):  # Spark's check of the capture, stood in for
-        checked.append(run_dir)
-        return CLEAN
-    monkeypatch.setattr(evidence, "spark_verdict", spark)
+    checked = stand_in_spark(monkeypatch, CLEAN)
     monkeypatch.setattr(evidence, "read_capture", lambda run_dir: {"kind": []})
     out.other_source = {"status": 400, "ok": False}  # what a test adds after the run is saved with the verdict
     rec = record.judged(run, SimpleNamespace(node=SimpleNamespace(nodeid="t::test", user_properties=[])), out)

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from pulsar_conformance.conformance.harness import evidence, timeline
 from pulsar_conformance.conformance.harness import outcome as saved
+from pulsar_conformance.conformance.harness import timeline
 from pulsar_conformance.conformance.protocols.tenant_migration import judge, record
 from pulsar_conformance.conformance.protocols.tenant_migration.outcome import (
     Outcome,
@@ -21,6 +21,7 @@ from pulsar_conformance.conformance.protocols.tenant_migration.outcome import (
 )
 from pulsar_conformance.conformance.run import CertifyRun
 
+from ...support.spark_stand_in import stand_in_spark
 from .made_outcomes import T, holes
 
 CLEAN = {"valid": True, "events": 19, "anomalies": {"lost": {"count": 0}, "redelivered_after_ack": {"count": 0}}}
@@ -46,12 +47,7 @@ def test_the_record_step_takes_sparks_verdict_saves_it_and_records_the_judges_ro
     out = _outcome(run.directory("captures", "holes"), consumer_on_b="java")
     timeline.save(out.run_dir, "tenant-migration", {"a_cursor": out.a_cursor}, out.markers, None)  # as the scenario
     saved.save(out, out.run_dir)
-    checked = []
-
-    def spark(run_dir, columns, engine="spark"):  # Spark's check of the capture, stood in for
-        checked.append(run_dir)
-        return CLEAN
-    monkeypatch.setattr(evidence, "spark_verdict", spark)
+    checked = stand_in_spark(monkeypatch, CLEAN)
     rec = record.judged(run, _request(), out)
     assert checked == [out.run_dir]  # Spark once, after the run
     assert json.loads((out.run_dir / "verdict.json").read_text()) == CLEAN
