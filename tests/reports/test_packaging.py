@@ -36,7 +36,7 @@ def _tracked() -> list[str]:
 
 # result data, not the suite: the release tables and the kept sweep bundles they are generated from were
 # 75% of a 10.1 MB wheel (issue 51); pyproject.toml [tool.setuptools.exclude-package-data] keeps them out
-RESULT_DATA = ("pulsar_conformance/docs/tables/", "pulsar_conformance/docs/explore/")
+RESULT_DATA = ("pulsar_conformance/docs/tables/", "pulsar_conformance/docs/explore/", "pulsar_conformance/docs/observations/")
 WHEEL_LIMIT = 5_000_000  # bytes, uncompressed: 2.7 MB without the tables (2026-12-01), 10.1 MB with them
 
 
