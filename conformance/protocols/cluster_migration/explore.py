@@ -539,8 +539,7 @@ class Session:
         timeline.save(self.dir, "migration", {"trigger_ns": self.trigger_ns,
                                               "topics": {t: o.to_json() for t, o in topics.items()},
                                               "hung_calls": out.hung}, out.markers, None)
-        record.figures_into_migration_json(out)
-        return out, judge.judge(out)
+        return out, judge.judge_figured(record.figures_into_migration_json(out))
 
     def _close_capture(self) -> None:
         if self._capture_open:

@@ -25,23 +25,24 @@ def judged(certify_run, request, out: Outcome, *, client: str | None = None) -> 
     ``client``'s: "java" for the Java client's scenarios), the test finished."""
     out.verdict = afterwards.spark_verdict(out.run_dir, out.columns, name=out.name)
     scenario.save(out)
-    figures_into_migration_json(out)
+    figured = figures_into_migration_json(out)
     rec = Recorder(certify_run, request, out, CHECKS, client=client)
-    rec.record(judge.judge(out))
+    rec.record(judge.judge_figured(figured))
     rec.finish()
 
 
-def figures_into_migration_json(out: Outcome) -> None:
-    """Each topic of migration.json (the scenario wrote its states and placement) with its producer and
-    subscription figures, computed by the judge from the record (judge.with_figures): the file keeps the
-    content it had when the scenario computed them."""
-    path = out.run_dir / MIGRATION_FILE
-    if not path.is_file():
-        return  # a scenario that ended before writing it has no topics to add figures to
-    doc = json.loads(path.read_text())
+def figures_into_migration_json(out: Outcome) -> Outcome:
+    """``out`` with its producer and subscription figures, computed by the judge from the record
+    (judge.with_figures), and each topic of migration.json (the scenario wrote its states and placement)
+    with them: the file keeps the content it had when the scenario computed them. The figured outcome is
+    returned for judge.judge_figured, so the figures are computed once."""
     figured = judge.with_figures(out)
-    doc["topics"] = {t: o.to_json() for t, o in figured.topics.items()}
-    write_atomic(path, json.dumps(doc, indent=2, default=str))
+    path = out.run_dir / MIGRATION_FILE
+    if path.is_file():  # a scenario that ended before writing it has no topics to add figures to
+        doc = json.loads(path.read_text())
+        doc["topics"] = {t: o.to_json() for t, o in figured.topics.items()}
+        write_atomic(path, json.dumps(doc, indent=2, default=str))
+    return figured
 
 
 def lacking(certify_run, request, blue, namespace: str, scenario_name: str) -> bool:
