@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,11 @@ from pulsar_conformance.fixtures.deploy import metadata_sync
 from pulsar_conformance.fixtures.deploy.admin import AdminError
 from pulsar_conformance.fixtures.deploy.clocks import ClocksUnavailable
 
+from ...harness import outcome as saved
+from .outcome import Enabling
+
 CLUSTERS = ["alpha", "bravo", "charlie"]
 A = CLUSTERS[0]
-
-
-@dataclass
-class Enabling:
-    """How the sync was switched on, with the before/after probe (PIP136-R07's evidence)."""
-
-    before: dict[str, bool]
-    after: dict[str, bool]
-    how: dict[str, str]
-    run_dir: Path
 
 
 def _sees(admin, tenant: str) -> bool:
@@ -43,10 +35,11 @@ def _sees(admin, tenant: str) -> bool:
 
 
 def enable(deployment, run_dir: Path) -> Enabling:
-    """A tenant written at alpha before the setting reaches no one; one written after reaches all."""
+    """A tenant written at alpha before the setting reaches no one; one written after reaches all. What
+    was seen is saved in ``run_dir`` (outcome.json) and judged afterwards (judge.judge_enabling)."""
     if deployment.backend == "external":  # someone else's clusters: the sync must already be on
         metadata_sync.verify_external(deployment)
-        return Enabling({}, {}, {}, run_dir)
+        return _saved(Enabling({}, {}, {}, run_dir, writer=A))
     first = f"before-{uuid.uuid4().hex[:6]}"
     names = [deployment.clusters[c].name for c in CLUSTERS]  # roles here; Pulsar's names in the tenant
     deployment.admin(A).put_tenant(first, names)
@@ -62,8 +55,13 @@ def enable(deployment, run_dir: Path) -> Enabling:
         if all(after.values()):
             break
         time.sleep(0.2)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return Enabling(before, after, how, run_dir)
+    return _saved(Enabling(before, after, how, run_dir, writer=A))
+
+
+def _saved(e: Enabling) -> Enabling:
+    e.run_dir.mkdir(parents=True, exist_ok=True)
+    saved.save(e, e.run_dir)
+    return e
 
 
 def three_clusters(pulsar_deployment_factory, certify_run):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...harness.rows import Row, from_judge, row
 from . import trace
-from .outcome import ABSENT, Outcome
+from .outcome import ABSENT, Enabling, Outcome, SyncerStats
 
 
 def _held(out) -> str:
@@ -218,6 +218,16 @@ def enabled_by_setting(before: dict, after: dict, how: str, writer: str) -> Row:
     return row(check, not any(before.values()) and all(after.values()),
                f"before the setting, a tenant written at {writer} reached {before}; after it ({how}), {after}",
                before=before, after=after, how=how)
+
+
+def judge_enabling(e: Enabling) -> list[Row]:
+    """The rows of the saved enabling probe (clusters.enable): R07's."""
+    return [enabled_by_setting(e.before, e.after, e.how, e.writer)]
+
+
+def judge_syncer(s: SyncerStats) -> list[Row]:
+    """The rows of the saved synchronizer stats: one consumer per cluster."""
+    return [one_consumer_row(s.stats)]
 
 
 def one_consumer_row(stats: dict[str, dict]) -> Row:

@@ -111,3 +111,26 @@ class Outcome:
                     seen.add(key)
                     out.append(event)
         return sorted(out, key=lambda e: (e.ts, e.source))
+
+
+@dataclass
+class Enabling:
+    """How the sync was switched on, with PIP136-R07's probe before and after (clusters.enable): which
+    clusters a tenant written at ``writer`` reached before the setting and after it (both empty: an
+    external deployment, whose sync was on before the run). Saved as captures/enable/outcome.json, so
+    ``judge BUNDLE`` judges it again (judge.judge_enabling)."""
+
+    before: dict[str, bool]
+    after: dict[str, bool]
+    how: dict[str, str]
+    run_dir: Path
+    writer: str = "alpha"
+
+
+@dataclass
+class SyncerStats:
+    """Each cluster's subscription stats of its synchronizer on the sync topic, as its admin answered
+    (observe.syncer_stats), saved as captures/syncer/outcome.json for judge.judge_syncer."""
+
+    stats: dict[str, dict]
+    run_dir: Path

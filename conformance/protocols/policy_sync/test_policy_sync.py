@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import pytest
 
+from ...harness import outcome as saved
 from ...harness.recorder import Recorder
 from ...run import VerdictUnknown
 from . import judge, observe, trace
 from .checks import CHECKS
 from .clusters import CLUSTERS, three_clusters
-from .outcome import Step
+from .outcome import Step, SyncerStats
 from .record import judged
 
 pytestmark = [pytest.mark.policy_sync, pytest.mark.pulsar]
@@ -38,9 +39,9 @@ def _need_clock(deployment) -> None:
 
 
 def test_enabled_by_the_setting(clusters, certify_run, request):
-    e = clusters.enabling
+    e = clusters.enabling  # saved by clusters.enable when the clusters started
     rec = Recorder(certify_run, request, e, CHECKS)
-    rec.record([judge.enabled_by_setting(e.before, e.after, e.how, A)])
+    rec.record(judge.judge_enabling(e))
     rec.finish()
 
 
@@ -117,9 +118,11 @@ def test_replay_of_the_spec_counterexample(clusters, certify_run, request):
 
 
 def test_one_consumer_per_cluster(clusters, certify_run, request):
-    stats = {c: observe.syncer_stats(clusters, c) for c in CLUSTERS}
-    rec = Recorder(certify_run, request, clusters.enabling, CHECKS)
-    rec.record([judge.one_consumer_row(stats)])
+    out = SyncerStats({c: observe.syncer_stats(clusters, c) for c in CLUSTERS},
+                      certify_run.directory("captures", "syncer"))
+    saved.save(out, out.run_dir)  # what was observed, then judged from it, as judge BUNDLE judges it
+    rec = Recorder(certify_run, request, out, CHECKS)
+    rec.record(judge.judge_syncer(out))
     rec.finish()
 
 
