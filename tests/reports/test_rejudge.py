@@ -1,9 +1,9 @@
 """``pulsar-conformance judge BUNDLE``: saved bundles judged again with today's judges (reports/rejudge.py).
 
-The recorded bundles of tests/data/rejudge/ (README there: the client-failover and cluster-migration runs
-the repository keeps, their verdicts as the live runs recorded them) are judged again and must get their
-recorded verdicts; a judge made wrong on purpose must change them (else this test could not fail); rows
-with no saved outcome are carried over as recorded; and bad input is refused with exit 64, nothing written.
+The recorded bundles of tests/data/rejudge/ (README there: one per live profile, their verdicts as the live
+runs recorded them) are judged again and must get their recorded verdicts; a judge made wrong on purpose must
+change them (else this test could not fail); rows with no saved outcome are carried over as recorded; and bad
+input is refused with exit 64, nothing written.
 """
 from __future__ import annotations
 
@@ -18,12 +18,21 @@ from pulsar_conformance.cli import main
 from pulsar_conformance.conformance.harness.rows import row
 from pulsar_conformance.conformance.protocols.client_failover import judge as failover_judge
 from pulsar_conformance.conformance.protocols.cluster_migration import judge as migration_judge
-from pulsar_conformance.errors import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_UNKNOWN
+from pulsar_conformance.conformance.protocols.geo_replication import judge as geo_judge
+from pulsar_conformance.conformance.protocols.metadata_migration import judge as metadata_judge
+from pulsar_conformance.conformance.protocols.policy_sync import judge as policy_judge
+from pulsar_conformance.conformance.protocols.tenant_migration import judge as tenant_judge
+from pulsar_conformance.errors import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.reports import archive, rejudge
 from pulsar_conformance.reports.verdicts import COUNTED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rejudge"
-PROFILES = {"client-failover": EXIT_FAIL, "cluster-migration": EXIT_UNKNOWN}
+# each kept bundle: the exit code of its recorded verdict, and how many of its rows have no saved outcome to
+# judge again (carried over as recorded: metadata-migration's three "not applicable" rows of a participant
+# killed, which a standalone has none of, are a deployment's answer, made before any traffic)
+PROFILES = {"client-failover": (EXIT_FAIL, 0), "cluster-migration": (EXIT_UNKNOWN, 0),
+            "geo-replication": (EXIT_PASS, 0), "metadata-migration": (EXIT_FAIL, 3), "policy-sync": (EXIT_FAIL, 0),
+            "tenant-migration": (EXIT_PASS, 0)}
 
 
 def _rows(path: Path) -> list[dict]:
@@ -61,13 +70,14 @@ def _copy(tmp_path: Path, profile: str) -> Path:
 def test_a_recorded_bundle_is_judged_again_as_it_was_recorded(tmp_path, capsys, profile):
     source = DATA / profile
     before = _digest(source)
+    exit_code, carried = PROFILES[profile]
     code, doc = _judge(str(source), "--out", str(tmp_path / "new"), capsys=capsys)
-    assert code == PROFILES[profile], doc
+    assert code == exit_code, doc
     assert _digest(source) == before  # the input bundle is read, never written
     new, old = _summary(tmp_path / "new"), _summary(source)
-    # every row came from a saved outcome, judged again with today's judges: none carried over
-    assert new["rejudged"]["rows"] == {"rejudged": len(old["checks"]), "carried_over": 0,
-                                       "replaced": len(old["checks"])}
+    # every row with a saved outcome judged again with today's judges; only those without one carried over
+    judged = len(old["checks"]) - carried
+    assert new["rejudged"]["rows"] == {"rejudged": judged, "carried_over": carried, "replaced": judged}
     assert all(c["rejudged"] and not c["raised"] for c in new["rejudged"]["captures"])
     assert new["rejudged"]["input"]["verified"] is True
     # check by check, requirement by requirement, test by test and for the run: as the live run recorded them
@@ -81,13 +91,42 @@ def test_a_recorded_bundle_is_judged_again_as_it_was_recorded(tmp_path, capsys, 
     assert new["verdict"] == old["verdict"] and new["rejudged"]["changed"] == {
         "verdict": None, "requirements": [], "tests": [], "gone": []}
     # today's reasons say how many distinct events the failures are (issue 47), which older bundles did not
-    said = [r for r in new["reasons"][:-1] if not r.startswith(COUNTED)]
-    assert said == old["reasons"] and "judged again on" in new["reasons"][-1]
+    said, was = ([r for r in reasons if not r.startswith(COUNTED)] for reasons in (new["reasons"][:-1], old["reasons"]))
+    assert said == was and "judged again on" in new["reasons"][-1]
     # a bundle of its own: sealed, its archive beside it, readable by results
     assert archive.verify(tmp_path / "new").ok and archive.verify(tmp_path / "new.tar.gz").ok
     for name in ("report.html", "requirements.junit.xml", "junit.xml"):
         assert (tmp_path / "new" / name).is_file()
-    assert main(["results", str(tmp_path / "new.tar.gz"), "--json"]) == PROFILES[profile]
+    assert main(["results", str(tmp_path / "new.tar.gz"), "--json"]) == exit_code
+
+
+# the judge modules of the bundles kept from whole live certifications, each made wrong the same way below
+JUDGES = {"geo-replication": geo_judge, "metadata-migration": metadata_judge, "policy-sync": policy_judge,
+          "tenant-migration": tenant_judge}
+
+
+@pytest.mark.parametrize("profile", list(JUDGES))
+def test_a_judge_made_wrong_changes_that_profiles_verdicts(tmp_path, capsys, monkeypatch, profile):
+    """Each protocol's judge made to say fail wherever it said pass (its ``row`` and ``from_judge``, through
+    which every row it makes passes): judging the kept bundle again must fail, and requirements that passed
+    must now fail, so the re-judge really runs that protocol's judge on its saved outcomes."""
+    module = JUDGES[profile]
+    made, judged = module.row, vars(module).get("from_judge")
+
+    def flipped(r):
+        if r.ok is True:
+            r.ok, r.evidence = False, f"{r.evidence} (made wrong on purpose)"
+        return r
+
+    monkeypatch.setattr(module, "row", lambda *a, **k: flipped(made(*a, **k)))
+    if judged is not None:  # geo-replication's judge makes its rows with ``row`` alone
+        monkeypatch.setattr(module, "from_judge", lambda *a, **k: flipped(judged(*a, **k)))
+    code, doc = _judge(str(DATA / profile), "--out", str(tmp_path / "new"), capsys=capsys)
+    assert code == EXIT_FAIL, doc
+    turned = [c for c in doc["changed"]["requirements"] if c["was"] == "pass" and c["now"] == "fail"]
+    assert turned, doc["changed"]
+    rows = _rows(tmp_path / "new" / "checks.jsonl")
+    assert any("made wrong on purpose" in r["evidence"] for r in rows)
 
 
 def test_a_judge_made_wrong_changes_the_verdicts(tmp_path, capsys, monkeypatch):
