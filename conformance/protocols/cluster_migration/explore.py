@@ -38,7 +38,10 @@ each a tester step too:
   ends once every client reconnected (bounded);
 - ``burst`` and ``drain``: a burst the spec's bounded messages do not count, and every consumer read
   until it has every acknowledged send of its topic (backlog drained; bounded). Backlog *left* at the
-  migration is any schedule that migrates before consuming what it published.
+  migration is any schedule that migrates before consuming what it published;
+- ``wait``: nothing for ``WAIT_S`` (three runs of blue's one-second migration check), so the step after it
+  comes once blue has had its chance to terminate a migrated topic and create its subscriptions on green:
+  the next step taken at once after the migration call and after that check are different schedules.
 
 A schedule ends (the closing steps) with the namespace migrated if it was not, a burst from every
 producer (each must reach green: its ``redirected`` row) and a drain, so every subscription reads blue
@@ -92,6 +95,7 @@ DRAIN_S = 45.0  # drain: every must-see subscription has every acknowledged send
 ACK_SETTLE_S, ACKS_S = 0.5, 5.0  # acks reached the broker: two backlog readings 0.5 s apart agree, at most 5 s
 RECEIVE_DEADLINE_S = 10.0  # a receive(50 ms) still in the client after this is hung
 MIGRATED_S = 15.0  # blue's migration task runs every second (levels.deploy): the topic terminated within this
+WAIT_S = 3.0  # wait: three of those checks
 RECONNECT_S = 60.0  # after blue's restart every client connected again within this
 SUBSCRIBE = {"subscribe-exclusive": "Exclusive", "subscribe-shared": "Shared", "subscribe-failover": "Failover",
              "subscribe-key-shared": "KeyShared"}
@@ -114,7 +118,8 @@ VOCABULARY = Vocabulary(
             # "restarted" is no fault's name: it only says the schedule had its restart (a start takes tens of seconds)
             Fault("restart-blue", "restart", lambda a: "restarted" not in a, lambda a: a | {"restarted"}),
             Fault("burst", None, lambda _a: True),
-            Fault("drain", None, lambda _a: True)),
+            Fault("drain", None, lambda _a: True),
+            Fault("wait", None, lambda _a: True)),
     eventually=("migration_task", "producer_redirect", "consumer_redirect", "replicate"),
     visible=("next", "cluster_migrated", "sside", "blue_cursor", "green_cursor"))
 
@@ -481,6 +486,10 @@ class Session:
             # Pulsar's answer, not the adapter's failure: a migrated topic's unload is refused (HTTP 500
             # "already migrated" on 4.2.4), which the history keeps
             entry.result, entry.said = "refused", f"{answer}"
+
+    def _wait(self, step: Step, entry: Entry) -> None:
+        time.sleep(WAIT_S)
+        entry.said = f"waited {WAIT_S:g} s (blue's migration check runs every second)"
 
     def _restart_blue(self, step: Step, entry: Entry) -> None:
         blue = self.adapter.blue

@@ -55,7 +55,7 @@ def test_the_tester_publishes_consumes_and_migrates_and_pulsar_redirects():
     # at the start nothing can be read: consume is not offered until something was published
     assert _labels(_tracker()) == ["publish", "admin_migrate", "add-producer", "subscribe-exclusive",
                                    "subscribe-shared", "subscribe-failover", "subscribe-key-shared", "reader",
-                                   "unload-blue", "restart-blue", "burst", "drain"]
+                                   "unload-blue", "restart-blue", "burst", "drain", "wait"]
 
 
 def test_the_spec_tracks_the_migration_and_the_backlog():
