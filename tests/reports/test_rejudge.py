@@ -19,8 +19,9 @@ from pulsar_conformance.conformance.harness.rows import row
 from pulsar_conformance.conformance.protocols.client_failover import judge as failover_judge
 from pulsar_conformance.conformance.protocols.cluster_migration import judge as migration_judge
 from pulsar_conformance.errors import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_UNKNOWN
-from pulsar_conformance.reports import archive, rejudge
-from pulsar_conformance.reports.verdicts import COUNTED
+from pulsar_conformance.reports.bundle import archive
+from pulsar_conformance.reports.bundle.verdicts import COUNTED
+from pulsar_conformance.reports.runner import rejudge
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rejudge"
 PROFILES = {"client-failover": EXIT_FAIL, "cluster-migration": EXIT_UNKNOWN}
