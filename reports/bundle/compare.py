@@ -16,6 +16,9 @@ gate, in the exit code:
 Each bundle is checked against its manifest first, as ``results`` checks it (reports/bundle/reading.load_checked:
 folders, their summary.json, the .tar.gz archives, series folders through their runs); a bundle
 written before manifests is compared and said ``not verified``.
+
+The comparison and its gate are here; the command that prints them and writes the page for ``--html`` is
+reports/view/compare_page.py.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ anyway, and the rows this profile did not run folded away (issue 34: the smoke r
 coverage section, which is a matrix only while its columns fit a 1,280 px window (issue 51: a run's
 59 checks made a matrix 3,700 px wide whose right columns a reader never saw). One concern:
 arranging rows; the rows themselves come from reports/bundle/verdicts.requirement_rows, and the page from
-templates/report.html.j2."""
+templates/report.html.j2 (view/report_page.py)."""
 from __future__ import annotations
 
 from ..bundle.verdicts import ORDER
