@@ -113,7 +113,7 @@ class Profile:
 # --- the system tools a profile runs (pulsar_conformance/debian.py features) --------------------------------
 # Each backend's own, and each protocol's beyond it on the local backend, where the suite starts those
 # servers itself: PIP-454 builds its Oxia server with Go, PIP-136 freezes broker clocks through a shim gcc
-# compiles. certify checks them before anything starts (reports/cli.py): the smoke run without Go once
+# compiles. certify checks them before anything starts (reports/runner/cli.py): the smoke run without Go once
 # ended UNKNOWN minutes in, when PIP-454's scenario came to build Oxia (issue 51).
 BACKEND_TOOLS: dict[str, tuple[str, ...]] = {"local": ("local",), "containers": ("containers",), "external": ()}
 PROTOCOL_TOOLS: dict[str, tuple[str, ...]] = {"metadata-migration": ("oxia",), "policy-sync": ("clocks",)}

@@ -15,7 +15,7 @@ def emit(options: Any, document: dict, text: str | Callable[[], str] | None = No
     """Print ``document`` as JSON when ``options.json``, else ``text`` (or the JSON, indented).
 
     ``options``: anything with a ``json`` flag, argparse's namespace in a command's handler or the
-    typed request built from it (reports/request.CertifyRequest)."""
+    typed request built from it (reports/runner/request.CertifyRequest)."""
     if getattr(options, "json", False):
         sys.stdout.write(json.dumps(document, default=_jsonable, sort_keys=False) + "\n")
         return
@@ -31,7 +31,7 @@ _sink: Callable[[str], None] | None = None
 
 def set_progress_sink(sink: Callable[[str], None] | None) -> None:
     """Where ``progress`` writes instead of stderr: inside a pytest run, a writer past pytest's
-    capture (reports/phases.py), or a scenario's phases would only show after it ended."""
+    capture (reports/runner/phases.py), or a scenario's phases would only show after it ended."""
     global _sink
     _sink = sink
 

@@ -15,5 +15,5 @@ kept as a file ``--replay`` runs again.
 - ``settings``: what the certify parent hands the explore test (one file, the request's);
 - ``results``: what a search leaves in the bundle (schedules.jsonl, failing/, itf/, explore.json);
 - ``test_explore_live``: the live test certify's child runs for an explore request (the command is
-  reports/explore_cli.py: it builds certify's request, as certify does).
+  reports/runner/explore_cli.py: it builds certify's request, as certify does).
 """

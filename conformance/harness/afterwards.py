@@ -35,7 +35,7 @@ def spark_verdict(run_dir: Path, columns: dict | None = None, *, name: str = "")
 
 def saved_verdict(run_dir: Path) -> dict | None:
     """The Spark verdict a run recorded (``verdict.json``), or None when it has none: a saved run is
-    judged again by reading it, not by running Spark again (reports/rejudge.py)."""
+    judged again by reading it, not by running Spark again (reports/runner/rejudge.py)."""
     path = Path(run_dir) / VERDICT_FILE
     if not path.is_file():
         return None

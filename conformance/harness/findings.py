@@ -23,7 +23,7 @@ heading says where it holds, and a finding is linked to a cell only when the cel
   every fixed line, is out of scope;
 - ``topology``: ``any``, ``standalone`` or ``cluster`` (what ran per cluster, summary.json's ``topology``);
 - ``store``: ``any``, ``zookeeper`` or ``rocksdb``: the configuration store the run's clusters kept
-  (reports/verdicts.run_context says how a run's is known);
+  (reports/bundle/verdicts.run_context says how a run's is known);
 - ``client``: ``any``, ``python`` (the C++ client under pulsar-client) or ``java``: the client whose checks gave the
   cell its verdict, optionally followed by that client's releases in the same form (``client python 3.4.0-3.4.x``;
   the Java client, pulsar-client-original, is the run's Pulsar release unless the run recorded another).

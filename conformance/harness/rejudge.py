@@ -1,6 +1,6 @@
 """A saved run judged again without pytest: what each protocol declares for it, and the recorder's
 rules applied to what its judge says of a loaded outcome (``pulsar-conformance judge BUNDLE``,
-reports/rejudge.py).
+reports/runner/rejudge.py).
 
 Each protocol package lists in its ``rejudge.py`` one ``Judged`` per outcome type its scenarios save
 (``outcome.json``'s ``type``): the judge its test module hands that outcome to, the checks declaration

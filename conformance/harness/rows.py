@@ -45,7 +45,7 @@ def row(check: str, ok: bool | None, evidence: str, *, requirements: list[str] |
 def charged(r: Row, event: str) -> Row:
     """``r`` is the row an event is charged to (the requirement whose text it breaks): it names the
     event (``details.event``, a stable id) so a summary counts one failing event however many rows
-    it touches (reports/events.py)."""
+    it touches (reports/bundle/events.py)."""
     r.details["event"] = event
     return r
 

@@ -52,7 +52,7 @@ def spark_verdict(run_dir: Path, columns: dict, timeline: Timeline) -> dict:
 
 def save_stored(run_dir: Path, cluster: str, uids) -> None:
     """What a target cluster held when the scenario read it (``stored.json``, the report's picture of
-    sent vs stored: reports/plots.py): the cluster's label in the capture and every uid it holds."""
+    sent vs stored: reports/view/plots.py): the cluster's label in the capture and every uid it holds."""
     write_atomic(run_dir / "stored.json", json.dumps({"cluster": cluster, "uids": sorted(set(uids))}))
 
 

@@ -6,8 +6,8 @@ no outcome.json, so ``pulsar-conformance judge BUNDLE`` cannot judge them again 
 such rows over as recorded). This script does what can be done instead: it takes each recorded check row and
 re-reads it from what the row itself stores (its ``details``: the judges' figures; its ``evidence`` text where
 the figures are not in ``details``), through today's judge functions where they take those figures, then
-combines the rows into requirement verdicts as the report does (reports/verdicts.requirement_rows) and counts
-failing requirements and distinct failing events (reports/events.summary_counts).
+combines the rows into requirement verdicts as the report does (reports/bundle/verdicts.requirement_rows) and counts
+failing requirements and distinct failing events (reports/bundle/events.summary_counts).
 
 The changes it knows (issue 47), each applied only where the row's stored figures show the case:
 
@@ -52,8 +52,8 @@ from pulsar_conformance.conformance.protocols.tenant_migration import judge as t
 from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS as TM_CHECKS
 from pulsar_conformance.conformance.protocols.tenant_migration.outcome import Figures
 from pulsar_conformance.conformance.run import verdict_of
-from pulsar_conformance.reports.events import summary_counts
-from pulsar_conformance.reports.verdicts import load_requirements, requirement_rows
+from pulsar_conformance.reports.bundle.events import summary_counts
+from pulsar_conformance.reports.bundle.verdicts import load_requirements, requirement_rows
 
 PROFILES = ("tenant-migration", "metadata-migration", "cluster-migration", "client-failover")
 FIGURES = tuple(Figures.__dataclass_fields__)

@@ -103,7 +103,7 @@ class Protocol:
     # deployment, an action without a command in the file leaves the scenarios that need it unknown.
     faults: tuple[str, ...] = ()
     # Broker settings its verdicts depend on ("key", "key=value" or "key!=value" wanted; "role:..." on that role's
-    # cluster alone), read by ``plan`` from the clusters' runtime configuration (an allow-list: reports/plan.py
+    # cluster alone), read by ``plan`` from the clusters' runtime configuration (an allow-list: reports/runner/plan.py
     # never prints other settings).
     broker_settings: tuple[str, ...] = ()
     # Scenarios ("test_module.py::test_name") that change a cluster for good (a cluster-level migration):

@@ -10,7 +10,7 @@ import pytest
 
 from pulsar_conformance import cli
 from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
-from pulsar_conformance.reports.request import parse_matrix
+from pulsar_conformance.reports.runner.request import parse_matrix
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -94,7 +94,7 @@ def test_next_steps_name_the_program_that_runs(tmp_path):
 
 
 def test_certify_last_lines_say_what_was_certified_and_what_to_run(tmp_path, monkeypatch):
-    from pulsar_conformance.reports import certify
+    from pulsar_conformance.reports.runner import certify
     from tests.reports.handmade import make_bundle
 
     summary = make_bundle(tmp_path / "b")

@@ -99,7 +99,7 @@ def test_an_extra_not_installed_stops_the_command_before_it_starts(monkeypatch, 
         return real(name)
 
     monkeypatch.setattr(extras.metadata, "version", version)
-    from pulsar_conformance.reports import cli as reports_cli
+    from pulsar_conformance.reports.runner import cli as reports_cli
 
     monkeypatch.setattr(reports_cli, "_certify", lambda args: pytest.fail("certify started"))
     code = cli.main(["certify", "--profile", "smoke", "--out", str(tmp_path / "out"), "--json"])

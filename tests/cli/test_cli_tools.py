@@ -26,7 +26,7 @@ def no_go(monkeypatch):
 @pytest.fixture
 def started(monkeypatch):
     """Fails the test if certify got past its checks into the request (downloads) or the run."""
-    from pulsar_conformance.reports import request
+    from pulsar_conformance.reports.runner import request
 
     def reached(args):
         raise UsageError("REACHED certify_request", "test sentinel")

@@ -57,7 +57,7 @@ def test_what_a_handler_raises_maps_to_its_code(monkeypatch, capsys, raised, exp
     def handler(_request):
         raise raised
 
-    from pulsar_conformance.reports import cli as reports_cli
+    from pulsar_conformance.reports.runner import cli as reports_cli
 
     monkeypatch.setattr(reports_cli, "_compare", handler)
     code, out, err = _main(["compare", "a", "b", "--json"], capsys)
@@ -69,7 +69,7 @@ def test_what_a_handler_raises_maps_to_its_code(monkeypatch, capsys, raised, exp
 
 
 def test_verdicts_keep_their_codes():
-    from pulsar_conformance.reports.certify import exit_code
+    from pulsar_conformance.reports.runner.certify import exit_code
 
     assert [exit_code(v) for v in ("pass", "fail", "unknown")] == [EXIT_PASS, EXIT_FAIL, EXIT_UNKNOWN]
     # an interrupted run is 130, unless a failure was already seen: that is the more useful answer

@@ -6,8 +6,8 @@ import pytest
 from . import cases, sandbox
 
 PRELOAD = (
-    "pulsar_conformance.reports.request", "pulsar_conformance.reports.certify", "pulsar_conformance.reports.compare",
-    "pulsar_conformance.reports.verdicts", "pulsar_conformance.fixtures.deploy.external",
+    "pulsar_conformance.reports.runner.request", "pulsar_conformance.reports.runner.certify", "pulsar_conformance.reports.bundle.compare",
+    "pulsar_conformance.reports.bundle.verdicts", "pulsar_conformance.fixtures.deploy.external",
     "pulsar_conformance.fixtures.deploy.local", "pulsar_conformance.fixtures.client_versions",
     "pulsar_conformance.spec.registry", "pulsar_conformance.spec.core.expression", "pulsar_conformance.spec.core.view",
     "pulsar_conformance.spec.core.explorer", "pulsar_conformance.spec.core.itf", "pulsar_conformance.spec.core.simulate",
@@ -15,7 +15,7 @@ PRELOAD = (
     "pulsar_conformance.spark_checks.check", "pulsar_conformance.spark_checks.capture_input",
     "pulsar_conformance.spark_checks.engine_python", "pulsar_conformance.spark_checks.synth",
     "pulsar_conformance.conformance.protocols.cluster_migration.tls_modes", "_pytest.mark.expression",
-    "pulsar_conformance.reports.plan", "pulsar_conformance.reports.results", "pulsar_conformance.reports.archive",
+    "pulsar_conformance.reports.runner.plan", "pulsar_conformance.reports.bundle.results", "pulsar_conformance.reports.bundle.archive",
     "pulsar_conformance.fixtures.deploy.tls", "pulsar_conformance.fixtures.deploy.oauth2",
     "pulsar_conformance.spec.core.itf", "requests",
 )
@@ -34,7 +34,7 @@ def _fuzz_session():
             importlib.import_module(name)
         except ImportError:  # an area whose extra is not installed: its cases say so themselves
             pass
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     load_requirements()  # the catalog, read once (cached): plan's cases would each read it again
     # Every case forks this process: with its objects moved out of the collector's reach, a child's collections

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-from pulsar_conformance.reports import archive
+from pulsar_conformance.reports.bundle import archive
 
 from .cases import FIFO, Case, fuzz, json_flag, params, run_valid, symlink
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import strategies as st
 
 from pulsar_conformance.conformance.profiles import PROFILES
-from pulsar_conformance.reports.request import MAX_REPEAT
+from pulsar_conformance.reports.runner.request import MAX_REPEAT
 
 from .cases import DIR, FIFO, Case, executable, fuzz, json_flag, params, run_valid
 from .sandbox import EXIT_BAD_INPUT

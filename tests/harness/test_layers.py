@@ -1,6 +1,7 @@
 """The layers import downwards only: the requirement catalog is assembled in the spec layer (the
 recorder in conformance and the verdicts in reports both take it from there), and no area of the
-package imports one that imports it back, at module level or inside a function (tests aside)."""
+package imports one that imports it back, at module level or inside a function (tests aside); inside
+reports, the runner sits above the view and the bundle, the view above the bundle (reports/__init__.py)."""
 from __future__ import annotations
 
 import ast
@@ -28,7 +29,7 @@ def test_the_catalog_is_the_specs_and_the_suites_requirements_assembled_in_the_s
 
 
 def test_reports_read_the_catalog_without_the_conformance_runner():
-    code = ("import sys; from pulsar_conformance.reports.verdicts import load_requirements; "
+    code = ("import sys; from pulsar_conformance.reports.bundle.verdicts import load_requirements; "
             "assert load_requirements(); "
             "print(sorted(m for m in sys.modules if m.startswith('pulsar_conformance.conformance.run')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -182,3 +183,55 @@ def test_the_scan_sees_a_wrong_way_import(tmp_path, monkeypatch):
         test_the_harness_imports_no_protocol_package()
     with pytest.raises(AssertionError):
         test_no_protocol_package_imports_another()
+
+
+REPORTS = ROOT / "reports"
+# reports' layers (reports/__init__.py) -> the layers each may import besides itself: the bundle (what a bundle on
+# disk is, its verdicts) none, the view (what renders a bundle) the bundle, the runner (certify, explore, judge) both
+REPORT_LAYERS = {"bundle": (), "view": ("bundle",), "runner": ("bundle", "view")}
+
+
+def _reports_wrong_way() -> list[str]:
+    """``file:line name`` of each import in reports/ from a layer to one it may not import (function-local
+    imports included: a lazy import the wrong way is still the wrong way)."""
+    prefix = "pulsar_conformance.reports."
+
+    def allowed(path: Path, name: str) -> bool:
+        mine = path.relative_to(REPORTS).parts[0]
+        theirs = name[len(prefix):].split(".")[0] if name.startswith(prefix) else mine
+        return theirs in (mine, *REPORT_LAYERS[mine])
+
+    return _wrong_way([p for layer in REPORT_LAYERS for p in sorted((REPORTS / layer).rglob("*.py"))], allowed)
+
+
+def test_reports_is_its_three_layers():
+    """Every module of reports/ sits in one of the layers, so the rule below sees it: none beside them."""
+    assert sorted(p.name for p in REPORTS.glob("*.py")) == ["__init__.py"]
+    assert sorted(p.name for p in REPORTS.iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(REPORT_LAYERS)
+
+
+def test_the_bundle_imports_neither_runner_nor_view_and_the_view_not_the_runner():
+    found = _reports_wrong_way()
+    assert found == [], ("move the piece to the layer it belongs to (reports/__init__.py says which is which), "
+                         f"never a lazy import the wrong way: {found}")
+
+
+def test_the_reports_scan_sees_a_wrong_way_import(tmp_path, monkeypatch):
+    """The control: a bundle module importing the runner (absolute and relative, inside a function too) and a view
+    module importing the runner are caught; the runner importing both, and the view the bundle, are not."""
+    for layer in REPORT_LAYERS:
+        (tmp_path / "reports" / layer).mkdir(parents=True)
+    (tmp_path / "reports" / "bundle" / "verdicts.py").write_text(
+        "from . import archive\nfrom ..runner.certify import exit_code\n"
+        "def f():\n    from pulsar_conformance.reports.view import plots\n")
+    (tmp_path / "reports" / "view" / "page.py").write_text(
+        "from ..bundle import readable\nfrom pulsar_conformance.reports.runner import request\n")
+    (tmp_path / "reports" / "runner" / "build.py").write_text("from ..bundle import contents\nfrom ..view import page\n")
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "ROOT", tmp_path)
+    monkeypatch.setattr(module, "REPORTS", tmp_path / "reports")
+    assert _reports_wrong_way() == ["reports/bundle/verdicts.py:2 pulsar_conformance.reports.runner.certify",
+                                    "reports/bundle/verdicts.py:4 pulsar_conformance.reports.view",
+                                    "reports/view/page.py:2 pulsar_conformance.reports.runner"]
+    with pytest.raises(AssertionError):
+        test_the_bundle_imports_neither_runner_nor_view_and_the_view_not_the_runner()

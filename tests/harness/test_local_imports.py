@@ -197,7 +197,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_module_imports_itself_back_at_module_level():
-    """A cycle left (reports.certify runs a series, whose cells run certify_once) is broken by a marked lazy
+    """A cycle left (completion builds the CLI's parser, which imports completion) is broken by a marked lazy
     import inside a function, never closed at module level, where the import order would decide what works."""
     assert _cycles(_module_level_graph(parents=False)) == []
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -1,11 +1,11 @@
 """One event, one requirement (issue 47): a row names the event it is charged with or shares
-(harness/rows.py ``charged``, ``same_event``), and reports/events.py counts distinct failing events
+(harness/rows.py ``charged``, ``same_event``), and reports/bundle/events.py counts distinct failing events
 beside failing requirements."""
 from __future__ import annotations
 
 from pulsar_conformance.conformance.harness.rows import charged, row, same_event
 from pulsar_conformance.conformance.run import verdict_of
-from pulsar_conformance.reports.events import count_failing_events, failing_events, summary_counts
+from pulsar_conformance.reports.bundle.events import count_failing_events, failing_events, summary_counts
 from pulsar_conformance.spec.catalog import requirements
 
 

@@ -18,8 +18,8 @@ def make_bundle(where: Path, rows=None, *, pytest_exit: int = 1, failed_test: bo
     """A bundle as certify leaves it, from hand-made checks: checks.jsonl, junit.xml, an allure result of
     the test, a local deployment's logs with the proxy's control port and pid files; then build_bundle."""
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.request import CertifyRequest
+    from pulsar_conformance.reports.runner.build import build_bundle
+    from pulsar_conformance.reports.runner.request import CertifyRequest
 
     if rows is None:
         rows = [row("m/p/redirected", "PIP188-R03", "fail", "0 sends stored on green"),

@@ -29,8 +29,8 @@ def build(out: Path, captures: dict[str, Path] | None = None, rows: list[dict] |
     """The bundle in ``out`` (the cluster-migration profile's, so the client-failover rows are
     "checked, not certified"): ``captures`` and check ``rows`` default to all recorded ones."""
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.request import CertifyRequest
+    from pulsar_conformance.reports.runner.build import build_bundle
+    from pulsar_conformance.reports.runner.request import CertifyRequest
 
     for name, path in (CAPTURES if captures is None else captures).items():
         shutil.copytree(path, out / "captures" / name)

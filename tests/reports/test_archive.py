@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pulsar_conformance.reports import archive
+from pulsar_conformance.reports.bundle import archive
 
 from .handmade import make_bundle
 
@@ -67,9 +67,9 @@ def test_the_suite_version_and_commit_are_recorded(tmp_path):
 
 
 def test_the_suite_commit_is_none_outside_a_checkout(tmp_path, monkeypatch):
-    from pulsar_conformance.reports import bundle
+    from pulsar_conformance.reports.bundle import contents as bundle
 
-    copy = tmp_path / "site" / "bundle.py"
+    copy = tmp_path / "site" / "contents.py"
     copy.parent.mkdir()
     copy.write_text(Path(bundle.__file__).read_text())
     monkeypatch.setattr(bundle, "__file__", str(copy))
@@ -131,7 +131,7 @@ def test_verify_refuses_links_and_paths_leaving_the_bundle(tmp_path):
 
 
 def test_pytest_output_is_teed_into_e2e_log(tmp_path, capfd):
-    from pulsar_conformance.reports.certify import _run_child
+    from pulsar_conformance.reports.runner.certify import _run_child
 
     log = tmp_path / "e2e.log"
     code = _run_child([sys.executable, "-c", "import sys; print('from stdout', flush=True); "
@@ -145,7 +145,7 @@ def test_pytest_output_is_teed_into_e2e_log(tmp_path, capfd):
 
 def test_a_process_left_holding_the_output_does_not_hold_certify(tmp_path):
     """A pipe would stay open as long as a JVM the tests left behind lives; the log file does not wait."""
-    from pulsar_conformance.reports.certify import _run_child
+    from pulsar_conformance.reports.runner.certify import _run_child
 
     log = tmp_path / "e2e.log"
     started = time.monotonic()

@@ -9,7 +9,8 @@ import pytest
 
 from pulsar_conformance.fixtures.deploy import docker_engine
 from pulsar_conformance.fixtures.deploy.containers import LABEL, docker_available
-from pulsar_conformance.reports.compare import compare, load
+from pulsar_conformance.reports.bundle.compare import compare
+from pulsar_conformance.reports.bundle.reading import load
 
 from ..support.tools import unavailable
 from .conftest import run_cli

@@ -15,7 +15,7 @@ from pulsar_conformance.conformance.profiles import get_profile
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.fixtures import client_versions
 from pulsar_conformance.fixtures.client_versions import environment_dir, prepare
-from pulsar_conformance.reports.request import CertifyRequest
+from pulsar_conformance.reports.runner.request import CertifyRequest
 
 # another client than this environment's: 3.4.0, the last release that cannot follow TopicMigrated
 # (pulsar-facts.md §7), and its C++ client; it has no wheel for Python 3.13, where the oldest is 3.6.1
@@ -124,7 +124,7 @@ def test_partial_of_a_dead_install_is_swept(tmp_path, monkeypatch):
 
 def test_certify_child_imports_and_records_the_asked_client(old_client, state, tmp_path, monkeypatch):
     """run_certify end to end, its pytest child pointed at one test that uses the client."""
-    from pulsar_conformance.reports import certify
+    from pulsar_conformance.reports.runner import certify
 
     suite = tmp_path / "suite"
     suite.mkdir()
@@ -160,7 +160,7 @@ def test_tests_importing_another_client_than_asked_break_the_run(tmp_path):
     (tmp_path / "out").mkdir()
     env = {**os.environ, "PULSAR_CONFORMANCE_CERTIFY_OUT": str(tmp_path / "out"),
            client_versions.ENV_VERSION: OLD}  # asked for, but nothing put it on the path
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "pulsar_conformance.reports.identity",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "pulsar_conformance.reports.runner.identity",
                            "-p", "no:cacheprovider", str(tmp_path)], env=env, capture_output=True, text=True)
     assert done.returncode == 4 and f"not {OLD}" in done.stderr, done.stdout + done.stderr
     recorded = json.loads((tmp_path / "out" / "client.json").read_text())

@@ -8,14 +8,14 @@ import subprocess
 
 import pytest
 
-from pulsar_conformance.reports.archive import MANIFEST
+from pulsar_conformance.reports.bundle.archive import MANIFEST
 
 from .conftest import CLI
 
 
 def _declared(profile: str = "cluster-migration") -> list[str]:
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     return get_profile(profile).declared(load_requirements())
 
@@ -23,8 +23,8 @@ def _declared(profile: str = "cluster-migration") -> list[str]:
 def _bundle(where, changes: dict[str, str], pulsar: str, profile: str = "cluster-migration"):
     """A bundle where every requirement the profile certifies passed, but for ``changes`` (None: no check ran)."""
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.request import CertifyRequest
+    from pulsar_conformance.reports.runner.build import build_bundle
+    from pulsar_conformance.reports.runner.request import CertifyRequest
 
     verdicts = {**{rid: "pass" for rid in _declared(profile)}, **changes}
     where.mkdir()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pulsar_conformance.fixtures.deploy.external import load_external
-from pulsar_conformance.reports import product
-from pulsar_conformance.reports.request import CertifyRequest, Deployment
+from pulsar_conformance.reports.runner import product
+from pulsar_conformance.reports.runner.request import CertifyRequest, Deployment
 
 from ..support.loopback import admin_stub
 
@@ -56,7 +56,7 @@ def test_the_java_client_release_is_read_from_whichever_scenario_ran_it(tmp_path
     """versions.pulsar_client_java: the failover client's capture, or tenant migration's consumer on B."""
     import json
 
-    from pulsar_conformance.reports import identity
+    from pulsar_conformance.reports.runner import identity
 
     assert identity.versions(tmp_path)["pulsar_client_java"] is None  # no Java scenario ran
     moved = tmp_path / "captures" / "holes-shared-java"
@@ -72,7 +72,7 @@ def test_the_java_client_release_of_pip188s_java_traffic_is_read_too(tmp_path):
     the Python scenarios' migration.json has none."""
     import json
 
-    from pulsar_conformance.reports import identity
+    from pulsar_conformance.reports.runner import identity
 
     for name, doc in (("cluster-migration", {"trigger_ns": 1}), ("cluster-migration-java", {"java": {"version": "3.3.2"}})):
         (tmp_path / "captures" / name).mkdir(parents=True)

@@ -28,7 +28,7 @@ def _own_state(tmp_path, monkeypatch):
 
 
 def _refused(tmp_path, *options) -> UsageError:
-    from pulsar_conformance.reports.request import certify_request
+    from pulsar_conformance.reports.runner.request import certify_request
 
     with pytest.raises(UsageError) as refused:
         certify_request(build_parser().parse_args(["certify", *options, "--out", str(tmp_path / "b")]))

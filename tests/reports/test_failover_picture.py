@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pulsar_conformance.reports import failover
+from pulsar_conformance.reports.view import failover
 
 S = 10**9
 DOC = {"config": {"primary": "primary", "secondaries": ["s1", "s2"]}, "start_ns": 100 * S,

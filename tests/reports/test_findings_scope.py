@@ -15,8 +15,8 @@ import pytest
 
 from pulsar_conformance.conformance.harness import findings
 from pulsar_conformance.conformance.harness.findings import Context
-from pulsar_conformance.reports import releases_table
-from pulsar_conformance.reports.verdicts import summary_context
+from pulsar_conformance.reports.bundle.verdicts import summary_context
+from pulsar_conformance.reports.view import releases_table
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = sorted((ROOT / "docs" / "tables").glob("*/releases.md"))
@@ -30,8 +30,8 @@ def _row(check: str, rid: str, verdict: str, client: str | None = None) -> dict:
 def _bundle(out: Path, rows: list[dict], *, pulsar: str, topology: str = "standalone",
             profile: str = "cluster-migration") -> dict:
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.request import CertifyRequest, Deployment
+    from pulsar_conformance.reports.runner.build import build_bundle
+    from pulsar_conformance.reports.runner.request import CertifyRequest, Deployment
 
     out.mkdir(parents=True)
     (out / "checks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from pulsar_conformance.reports.junit import read_junit
-from pulsar_conformance.reports.verdicts import run_verdict
+from pulsar_conformance.reports.bundle.junit import read_junit
+from pulsar_conformance.reports.bundle.verdicts import run_verdict
 
 ROW = {"id": "TM-R01", "strength": "MUST", "verdict": "pass"}
 BODIES = {

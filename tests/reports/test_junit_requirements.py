@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from pulsar_conformance.reports.junit import requirements_junit
+from pulsar_conformance.reports.bundle.junit import requirements_junit
 
 from .handmade import make_bundle, row
 
@@ -93,7 +93,7 @@ def test_allure_results_are_labelled_with_the_requirements_their_test_judged(tmp
 
 
 def test_allure_key_matches_allure_pytest_names():
-    from pulsar_conformance.reports.bundle import _allure_key
+    from pulsar_conformance.reports.bundle.contents import _allure_key
 
     assert _allure_key("conformance/protocols/x/test_y.py::test_z[java-1]") == (
         "conformance.protocols.x.test_y#test_z", "test_z[java-1]")
@@ -103,7 +103,7 @@ def test_allure_key_matches_allure_pytest_names():
 def _pass_with_deviations(tmp_path):
     """A cluster-migration bundle whose every declared requirement passed but one SHOULD, which failed."""
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     catalog = {r.id: r for r in load_requirements()}
     declared = get_profile("cluster-migration").declared(list(catalog.values()))

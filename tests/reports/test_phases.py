@@ -14,7 +14,7 @@ def test_phases_pass_pytest_capture_with_the_test_elapsed_time(tmp_path):
         f"    assert pathlib.Path({str(go)!r}).exists(), 'the watcher never saw the first phase'\n"
         "    progress('checking with Spark')\n")
     child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", str(tmp_path), "-p", "no:cacheprovider",
-                              "-p", "pulsar_conformance.reports.phases"],
+                              "-p", "pulsar_conformance.reports.runner.phases"],
                              cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     first = child.stderr.readline()
     # the test waits for our answer and fails without it: a line pytest held until the test

@@ -11,7 +11,7 @@ import pytest
 
 from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.fixtures.deploy.external import load_external
-from pulsar_conformance.reports.plan import make_plan, text
+from pulsar_conformance.reports.runner.plan import make_plan, text
 
 from ..support.loopback import admin_stub
 

@@ -1,4 +1,4 @@
-"""The capture pictures of the report (reports/plots.py) on hand-made captures whose figures are known:
+"""The capture pictures of the report (reports/view/plots.py) on hand-made captures whose figures are known:
 quantiles per second, fault intervals from the scenarios' marker labels, sent vs delivered per
 cluster, replication lag per link, and what is said instead when the capture cannot support one."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pulsar_conformance.reports import plots
+from pulsar_conformance.reports.view import plots
 
 S, MS = 1_000_000_000, 1_000_000
 T0 = 1_700_000_000 * S
@@ -133,7 +133,7 @@ def test_what_the_target_holds_is_drawn_against_the_sends_where_the_scenario_rea
 
 def _boxes(svg: str) -> list[tuple[str, float, float, float]]:
     """(text, left, right, baseline) of each fault letter and marker number, by the estimate the layout uses."""
-    from pulsar_conformance.reports.svg_labels import text_width
+    from pulsar_conformance.reports.view.svg_labels import text_width
 
     return [(t, float(x), float(x) + text_width(t, 10), float(y)) for x, y, t in
             re.findall(r'<text class="mark-label" x="([\d.]+)" y="([\d.]+)"[^>]*><title>[^<]*</title>([^<]+)</text>', svg)]
@@ -166,13 +166,13 @@ def test_a_legend_name_too_long_for_its_column_is_cut_and_said_whole_in_its_titl
     svg = plots.chart("t", [(name, "#000", "", [(0.5, 1.0)])], frame, y_label="ms")
     shown = re.search(r'<text class="legend"[^>]*><title>([^<]+)</title>([^<]+)</text>', svg)
     assert shown.group(1) == name and shown.group(2).endswith("…") and len(shown.group(2)) < len(name)
-    from pulsar_conformance.reports.svg_labels import text_width
+    from pulsar_conformance.reports.view.svg_labels import text_width
 
     assert plots.W - plots.RIGHT + 42 + text_width(shown.group(2), 11) <= plots.W
 
 
 def test_labels_are_stacked_in_rows_left_to_right_and_pushed_back_from_the_edge():
-    from pulsar_conformance.reports.svg_labels import fit, stack, text_width
+    from pulsar_conformance.reports.view.svg_labels import fit, stack, text_width
 
     assert stack([(10, 5), (11, 5), (30, 5), (98, 10)], 0, 100) == [(13, 0), (14, 1), (33, 0), (85, 0)]
     assert stack([(0, 20)], 5, 100) == [(5, 0)]  # never left of the plot
@@ -182,7 +182,7 @@ def test_labels_are_stacked_in_rows_left_to_right_and_pushed_back_from_the_edge(
 def test_the_timeline_numbers_its_markers_and_draws_none_past_its_edge(tmp_path):
     """The timeline printed each marker's whole label at its line: two markers 5 ms apart overprinted,
     and a label near the end ran past the picture (java-stale-failure, stranded-restart)."""
-    from pulsar_conformance.reports import timeline
+    from pulsar_conformance.reports.view import timeline
 
     rows = [{"ts_ns": T0 + i * 100 * MS, "kind": "send_ok", "cluster": "blue", "uid": f"p/{i}"} for i in range(100)]
     markers = [{"ts_ns": T0 + 3 * S, "label": "s1 started; its port opened +7 ms after the last refusal"},

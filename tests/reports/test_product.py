@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.reports import product
+from pulsar_conformance.reports.runner import product
 
 from .conftest import run_cli
 from .handmade import make_bundle
@@ -93,7 +93,7 @@ def test_certify_refuses_a_bad_product_file_with_exit_64_before_anything_starts(
 
 
 def test_an_external_deployment_without_product_fields_lists_what_is_missing(tmp_path):
-    from pulsar_conformance.reports.request import CertifyRequest, Deployment
+    from pulsar_conformance.reports.runner.request import CertifyRequest, Deployment
 
     request = CertifyRequest(profile=None, deployment=Deployment("external", "x.yaml"), product=None)
     described, missing = product.describe(request, "4.2.4", {"product": {"vendor": "V", "name": "N", "type": "hosted"}})

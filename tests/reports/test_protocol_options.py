@@ -16,9 +16,9 @@ from pulsar_conformance.conformance import profiles
 from pulsar_conformance.conformance.profiles import Profile, get_profile
 from pulsar_conformance.errors import UsageError
 from pulsar_conformance.protocols import PROTOCOLS, Protocol, ProtocolOption, declaring, protocol_options
-from pulsar_conformance.reports import certify
-from pulsar_conformance.reports.bundle import command_line
-from pulsar_conformance.reports.request import (
+from pulsar_conformance.reports.runner import certify
+from pulsar_conformance.reports.runner.build import command_line
+from pulsar_conformance.reports.runner.request import (
     AXES,
     ENV_OPTIONS,
     MATRIX_FIX,
@@ -125,7 +125,7 @@ def _certify_help() -> str:
     return out.getvalue()
 
 
-SOURCES = ("reports/request.py", "reports/bundle.py", "reports/certify.py", "reports/cli.py")
+SOURCES = ("reports/runner/request.py", "reports/runner/build.py", "reports/runner/certify.py", "reports/runner/cli.py")
 
 
 def _hand_named(path: Path) -> list[str]:
@@ -151,13 +151,13 @@ def _hand_named(path: Path) -> list[str]:
 def test_reports_name_no_protocol_by_hand():
     found = sorted({where for source in SOURCES for where in _hand_named(ROOT / source)})
     assert found == [], ("reports/ names protocols or their options by hand; derive them from the descriptors "
-                         "(pulsar_conformance/protocols: Protocol.options, ProtocolOption; reports/request.py "
+                         "(pulsar_conformance/protocols: Protocol.options, ProtocolOption; reports/runner/request.py "
                          "accepts, configuration):\n  " + "\n  ".join(found))
 
 
 def test_a_tls_mode_with_tls_brokers_is_refused_off_the_local_backend(tmp_path):
     """The descriptor's ``prepare`` runs once the deployment is known, for each value the run uses."""
-    from pulsar_conformance.reports.request import Deployment, _prepare_options
+    from pulsar_conformance.reports.runner.request import Deployment, _prepare_options
 
     request = CertifyRequest(profile=get_profile("cluster-migration"), deployment=Deployment("containers"),
                              out=tmp_path).replace(migration_tls="advertised")

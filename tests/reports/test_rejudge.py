@@ -1,4 +1,4 @@
-"""``pulsar-conformance judge BUNDLE``: saved bundles judged again with today's judges (reports/rejudge.py).
+"""``pulsar-conformance judge BUNDLE``: saved bundles judged again with today's judges (reports/runner/rejudge.py).
 
 The recorded bundles of tests/data/rejudge/ (README there: one per live profile, their verdicts as the live
 runs recorded them) are judged again and must get their recorded verdicts; a judge made wrong on purpose must
@@ -23,8 +23,9 @@ from pulsar_conformance.conformance.protocols.metadata_migration import judge as
 from pulsar_conformance.conformance.protocols.policy_sync import judge as policy_judge
 from pulsar_conformance.conformance.protocols.tenant_migration import judge as tenant_judge
 from pulsar_conformance.errors import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN
-from pulsar_conformance.reports import archive, rejudge
-from pulsar_conformance.reports.verdicts import COUNTED
+from pulsar_conformance.reports.bundle import archive
+from pulsar_conformance.reports.bundle.verdicts import COUNTED
+from pulsar_conformance.reports.runner import rejudge
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rejudge"
 # each kept bundle: the exit code of its recorded verdict, and how many of its rows have no saved outcome to

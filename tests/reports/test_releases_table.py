@@ -1,7 +1,7 @@
 """releases: the per-release, per-requirement table from bundles, --repeat and --matrix folders.
 
 Built from small summary.json files written here (the format certify writes, the series' summary by
-reports/series.aggregate as certify's series does); no broker. A verdict that differs between releases
+reports/bundle/verdicts.aggregate as certify's series does); no broker. A verdict that differs between releases
 is a release difference only with one suite commit, the same options and agreeing repeated runs;
 malformed input exits 64 naming the field. The real bundles under /work/runs are read when present."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from pulsar_conformance import protocols
 from pulsar_conformance.cli import main
 from pulsar_conformance.protocols import PROTOCOLS, Protocol, ProtocolOption, protocol_options
-from pulsar_conformance.reports.releases_table import version_key
-from pulsar_conformance.reports.series import aggregate
+from pulsar_conformance.reports.runner.series import aggregate
+from pulsar_conformance.reports.view.releases_table import version_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,7 +46,7 @@ def _write(where: Path, summary: dict) -> Path:
 
 
 def _series(where: Path, runs: list[dict]) -> Path:
-    """A certify --repeat folder: run-i/ bundles and the summary over them, as reports/series.py writes it."""
+    """A certify --repeat folder: run-i/ bundles and the summary over them, as reports/runner/series.py writes it."""
     members = [(f"run-{i}", _write(where / f"run-{i}", s) and s) for i, s in enumerate(runs, 1)]
     return _write(where, aggregate(members, runs[0]["profile"], "series"))
 
@@ -55,7 +55,7 @@ def _series(where: Path, runs: list[dict]) -> Path:
 def bundle_findings(monkeypatch, tmp_path):
     """The tables below link what their bundles recorded (FINDING): as an install without docs/ does. The
     checkout's docs/findings.md, which a table links where it exists, is test_findings_are_the_checkouts_own's."""
-    from pulsar_conformance.reports import releases_table
+    from pulsar_conformance.reports.view import releases_table
     monkeypatch.setattr(releases_table, "FINDINGS_DOC", tmp_path / "no-checkout" / "docs" / "findings.md")
 
 
@@ -63,7 +63,7 @@ def test_findings_are_the_checkouts_own(tmp_path, monkeypatch):
     """With docs/findings.md beside the suite, a failing cell links the findings it names for the requirement
     now, not the ones its bundle recorded at its commit: a finding written after a sweep explains its cells."""
     from pulsar_conformance.conformance.harness import findings
-    from pulsar_conformance.reports import releases_table
+    from pulsar_conformance.reports.view import releases_table
     monkeypatch.setattr(releases_table, "FINDINGS_DOC", findings.DOC)
     bundle = _write(tmp_path / "b", _summary("3.0.0", {"PIP188-R03": "fail", "PIP188-R06": "pass"}))
     rc, doc = _releases(bundle, out=tmp_path / "table")
@@ -291,9 +291,9 @@ def test_the_real_configuration_option_labels_its_columns_by_its_axis(tmp_path):
 
 
 def test_the_table_names_no_protocol_option_by_hand():
-    source = (ROOT / "reports" / "releases_table.py").read_text()
+    source = (ROOT / "reports" / "view" / "releases_table.py").read_text()
     named = [word for o in protocol_options() for word in (o.flag, o.field, o.env, o.axis) if word and word in source]
-    assert named == [], f"reports/releases_table.py names {named}: derive them from the descriptors"
+    assert named == [], f"reports/view/releases_table.py names {named}: derive them from the descriptors"
 
 
 RUNS = Path("/work/runs")

@@ -24,7 +24,7 @@ LATENCY, DELIVERY, LAG = ("send-to-ack latency (p50, p99 per second)", "delivere
 
 def _declared() -> list[str]:
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     return get_profile(PROFILE).declared(load_requirements())
 
@@ -34,8 +34,8 @@ def bundle(tmp_path_factory) -> Path:
     """A cluster-migration bundle: every certified requirement checked (one failing), a requirement of
     another area checked too, and a model check over certified and uncertified requirements."""
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.bundle import build_bundle
-    from pulsar_conformance.reports.request import CertifyRequest
+    from pulsar_conformance.reports.runner.build import build_bundle
+    from pulsar_conformance.reports.runner.request import CertifyRequest
 
     out = tmp_path_factory.mktemp("report") / "bundle"
     shutil.copytree(CAPTURE, out / "captures" / "cluster-migration")

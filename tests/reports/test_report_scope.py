@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import re
 
-from pulsar_conformance.reports.report_view import scope, scope_line
+from pulsar_conformance.reports.view.report_view import scope, scope_line
 
 from .handmade import make_bundle, row
 
 
 def _passing_with_a_deviation(where):
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     catalog = {r.id: r for r in load_requirements()}
     declared = get_profile("cluster-migration").declared(list(catalog.values()))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pulsar_conformance.reports import placement, report_view
+from pulsar_conformance.reports.view import placement, report_view
 
 from . import recorded_report
 
@@ -166,7 +166,7 @@ def test_a_placement_that_disagrees_with_the_recorded_counts_is_not_drawn(tmp_pa
     doc["topics"][topic]["placement"]["counts"] = {"blue": 300, "green": 656, "unknown": 0}
     (capture / "migration.json").write_text(json.dumps(doc))
     assert placement.stored_on(capture) is None  # nothing placed: the pictures keep the capture's labels
-    from pulsar_conformance.reports import plots
+    from pulsar_conformance.reports.view import plots
 
     delivery = plots.pictures(capture)["figures"][1]
     assert "sent via blue" in delivery["svg"] and "stored on" not in delivery["svg"]
@@ -179,7 +179,7 @@ def test_an_outcome_of_another_protocol_places_nothing(tmp_path):
 
 
 def test_a_long_evidence_list_shows_the_failures_first_and_folds_the_passes():
-    from pulsar_conformance.reports.report_view import evidence_split
+    from pulsar_conformance.reports.view.report_view import evidence_split
 
     passes = [f"x/{i}/nothing-lost: pass (fine)" for i in range(30)]
     evidence = passes[:10] + ["x/99/nothing-lost: unknown (no events)", "x/7/nothing-lost: fail (lost=5)"] + passes[10:]

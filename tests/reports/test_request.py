@@ -1,4 +1,4 @@
-"""certify's options become one typed request at the CLI's edge (reports/request.py), every value
+"""certify's options become one typed request at the CLI's edge (reports/runner/request.py), every value
 checked before a folder, a cluster or a test process exists. Each of these used to start the tests
 and end minutes later in an "unknown" bundle (or, for a matrix, after a whole run of the first value)."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _own_state(tmp_path, monkeypatch):
 
 
 def _request(*options: str, out: Path | None = None):
-    from pulsar_conformance.reports.request import certify_request
+    from pulsar_conformance.reports.runner.request import certify_request
 
     argv = ["certify", "--profile", "smoke", *options]
     if out is not None:
@@ -125,7 +125,8 @@ def test_a_good_request_is_typed_frozen_and_holds_its_checked_values(tmp_path):
 
 def test_nothing_below_the_cli_reads_argparse():
     """The request is the interface: no getattr(args, ...) defaults, no setattr on options."""
-    for name in ("certify", "series", "bundle", "identity", "compare"):
+    for name in ("runner/certify", "runner/series", "runner/build", "runner/identity", "bundle/contents",
+                 "bundle/compare", "view/compare_page"):
         source = (REPO / "reports" / f"{name}.py").read_text()
         assert not re.search(r"\bargs\b|argparse|Namespace|setattr\(", source), name
 

@@ -1,4 +1,4 @@
-"""Environment values the tests' process reads stand for certify's options (reports/request.py
+"""Environment values the tests' process reads stand for certify's options (reports/runner/request.py
 environment_options): checked as the option is, before anything starts, and named in the refusal.
 Each refused value used to reach the tests' process unchecked and end the run "unknown" minutes later."""
 from __future__ import annotations
@@ -8,7 +8,12 @@ import pytest
 from pulsar_conformance.cli import build_parser
 from pulsar_conformance.conformance.profiles import get_profile
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.reports.request import ENV_OPTIONS, certify_request, environment_options, parse_matrix
+from pulsar_conformance.reports.runner.request import (
+    ENV_OPTIONS,
+    certify_request,
+    environment_options,
+    parse_matrix,
+)
 
 PULSAR, JAVA, TLS = (ENV_OPTIONS[f][0] for f in ("pulsar_version", "java_client_version", "migration_tls"))
 

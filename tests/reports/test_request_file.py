@@ -19,8 +19,8 @@ from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.fixtures.deploy import cleanup, topology
 from pulsar_conformance.fixtures.deploy.topology import Topology
 from pulsar_conformance.protocols import protocol_options
-from pulsar_conformance.reports import certify
-from pulsar_conformance.reports.request import CertifyRequest, Deployment, Matrix, option_values
+from pulsar_conformance.reports.runner import certify
+from pulsar_conformance.reports.runner.request import CertifyRequest, Deployment, Matrix, option_values
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "PULSAR_CONFORMANCE_"
@@ -53,7 +53,7 @@ def _full(tmp_path: Path) -> CertifyRequest:
                           options=option_values({k: v for k, v in VALUES.items() if k != "migration_tls"}),
                           keep=True, allow_irreversible=True, spark_master="spark://10.0.0.5:7077",
                           spark_driver_host="10.0.0.9")
-    return base.replace(migration_tls="advertised")  # the matrix cell, as reports/series.py makes it
+    return base.replace(migration_tls="advertised")  # the matrix cell, as reports/runner/series.py makes it
 
 
 def _in_child(monkeypatch, env: dict) -> None:
@@ -203,7 +203,7 @@ def test_the_spark_master_is_configured_in_the_tests_process(tmp_path, monkeypat
 # --- the transition: variables still set for readers that do not ask request_file yet ---------------------
 
 # parent-side readers of the same names: the user's values that stand for certify's options, checked there
-PARENT_SIDE = {"reports/request.py"}
+PARENT_SIDE = {"reports/runner/request.py"}
 
 
 def _env_reads(path: Path) -> set[str]:

@@ -101,7 +101,7 @@ def test_not_a_bundle_is_bad_input(tmp_path, capsys):
 
 
 def test_results_on_a_series_folder_verifies_each_run(tmp_path, capsys):
-    from pulsar_conformance.reports.series import aggregate
+    from pulsar_conformance.reports.runner.series import aggregate
 
     members = [(name, make_bundle(tmp_path / "series" / name)) for name in ("run-1", "run-2")]
     (tmp_path / "series" / "summary.json").write_text(

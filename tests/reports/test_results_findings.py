@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pulsar_conformance.reports.archive import Integrity
-from pulsar_conformance.reports.readable import evidence_text
-from pulsar_conformance.reports.results import report, text
+from pulsar_conformance.reports.bundle.archive import Integrity
+from pulsar_conformance.reports.bundle.readable import evidence_text
+from pulsar_conformance.reports.bundle.results import report, text
 
 ROOT = Path(__file__).resolve().parents[2]
 KEPT = ROOT / "docs" / "tables" / "sweep-e7171e1" / "bundles"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.reports.request import check_repeat, parse_matrix
-from pulsar_conformance.reports.series import aggregate, plan
+from pulsar_conformance.reports.runner.request import check_repeat, parse_matrix
+from pulsar_conformance.reports.runner.series import aggregate, plan
 
 
 def _summary(verdict: str, seed: int, **requirements: str) -> dict:
@@ -43,7 +43,7 @@ def _planned(matrix: str | None, repeat: int = 1, seed: int = 1):
     from pathlib import Path
 
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.request import CertifyRequest
+    from pulsar_conformance.reports.runner.request import CertifyRequest
 
     request = CertifyRequest(profile=get_profile("cluster-migration"), out=Path("/series"), run_id="s", seed=seed,
                              repeat=check_repeat(repeat), matrix=parse_matrix(matrix))
@@ -82,8 +82,8 @@ def test_a_series_runs_each_planned_request_and_writes_one_summary(tmp_path, mon
     import json
 
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports import certify, series
-    from pulsar_conformance.reports.request import CertifyRequest
+    from pulsar_conformance.reports.runner import certify, series
+    from pulsar_conformance.reports.runner.request import CertifyRequest
 
     seen = []
 
@@ -125,7 +125,7 @@ def test_a_matrix_calls_a_difference_between_cells_no_intermittence():
     assert doc["series"]["differs_across_cells"] == ["TM-R10", "TM-R11"]
     from pathlib import Path
 
-    from pulsar_conformance.reports.series import series_text
+    from pulsar_conformance.reports.runner.series import series_text
     text = series_text(doc, Path("/m"))
     assert "over 2 matrix cell(s), 6 run(s)" in text
     assert "TM-R11  fail     fail 1/2, pass 1/2  DIFFERS ACROSS CELLS: pulsar-4.2.4 fail, pulsar-4.0.1 pass" in text

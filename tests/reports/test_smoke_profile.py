@@ -12,9 +12,9 @@ import pytest
 import pulsar_conformance.conformance as suites
 from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.protocols import PROTOCOLS
-from pulsar_conformance.reports import certify
-from pulsar_conformance.reports.request import CertifyRequest, Deployment
-from pulsar_conformance.reports.verdicts import load_requirements
+from pulsar_conformance.reports.bundle.verdicts import load_requirements
+from pulsar_conformance.reports.runner import certify
+from pulsar_conformance.reports.runner.request import CertifyRequest, Deployment
 
 SUITE = Path(suites.__file__).parent
 
@@ -114,7 +114,7 @@ def test_the_topology_reaches_the_tests_deployments(tmp_path, monkeypatch, topol
 
 def test_the_reproduce_command_keeps_the_topology_and_the_irreversible_consent(tmp_path):
     """A run on the cluster topology, or one allowed to migrate a whole cluster, is repeated as it ran."""
-    from pulsar_conformance.reports.bundle import command_line
+    from pulsar_conformance.reports.runner.build import command_line
 
     plain = CertifyRequest(profile=PROFILES["cluster-migration"], deployment=Deployment("local"), out=tmp_path)
     assert "--topology" not in command_line(plain) and "--allow-irreversible" not in command_line(plain)

@@ -10,7 +10,7 @@ import pytest
 
 from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.errors import UsageError
-from pulsar_conformance.reports.request import CertifyRequest, check_spark, spark_context, spark_flags
+from pulsar_conformance.reports.runner.request import CertifyRequest, check_spark, spark_context, spark_flags
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pulsar_conformance.reports.timeline import rates, svg
+from pulsar_conformance.reports.view.timeline import rates, svg
 
 
 def test_a_capture_without_events_draws_nothing_and_does_not_crash(tmp_path):

@@ -1,5 +1,5 @@
-"""Where a certify run's time went: reports/phases.py measures in the tests' process, certify around
-it, reports/timings.py adds it up (summary.json's ``timings``, printed at the end of the run)."""
+"""Where a certify run's time went: reports/runner/phases.py measures in the tests' process, certify around
+it, reports/runner/timings.py adds it up (summary.json's ``timings``, printed at the end of the run)."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from pulsar_conformance.reports import timings
+from pulsar_conformance.reports.runner import timings
 
 SUITE = '''
 import time
@@ -39,7 +39,7 @@ def test_the_plugin_times_tests_deployments_and_spark(tmp_path):
     out.mkdir()
     env = {**os.environ, "PULSAR_CONFORMANCE_CERTIFY_OUT": str(out)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", str(tmp_path / "suite"), "-p", "no:cacheprovider",
-                           "-p", "pulsar_conformance.reports.phases"], env=env, capture_output=True, text=True)
+                           "-p", "pulsar_conformance.reports.runner.phases"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     child = json.loads((out / timings.TIMINGS).read_text())["child"]
     scenario = child["tests"][-1]

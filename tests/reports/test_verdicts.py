@@ -8,19 +8,19 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pulsar_conformance.reports.verdicts import combine, requirement_rows, run_verdict
+from pulsar_conformance.reports.bundle.verdicts import combine, requirement_rows, run_verdict
 
 
 def _build(out, *, run_id: str, profile: str, pytest_exit: int, exclude=(), select=None) -> dict:
     """build_bundle of a hand-made run, whichever of its two signatures the checkout has (H2 moves
-    it from argparse's namespace to reports/request.CertifyRequest)."""
+    it from argparse's namespace to reports/runner/request.CertifyRequest)."""
     import inspect
 
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.bundle import build_bundle
+    from pulsar_conformance.reports.runner.build import build_bundle
 
     if "request" in inspect.signature(build_bundle).parameters:
-        from pulsar_conformance.reports.request import CertifyRequest
+        from pulsar_conformance.reports.runner.request import CertifyRequest
 
         request = CertifyRequest(profile=get_profile(profile), out=out, run_id=run_id, exclude=tuple(exclude),
                                  select=select)
@@ -39,7 +39,7 @@ def test_combine_is_three_valued():
 
 
 def test_not_applicable_is_a_verdict_only_where_the_release_lacks_the_feature_everywhere():
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     req = next(r for r in load_requirements() if r.id == "PIP188-R06")
     check = {"check": "namespace-migration/x", "kind": "deployment", "requirements": ["PIP188-R06"], "evidence": "e"}
@@ -105,7 +105,7 @@ def test_a_capture_with_lost_deliveries_fails_the_run(vendor_run, tmp_path):
 
 
 def test_requirement_without_a_check_is_uncovered_not_passed():
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     rows = requirement_rows(load_requirements(), [])
     assert rows and all(r["verdict"] in ("uncovered", "not run") for r in rows)
@@ -125,7 +125,7 @@ def test_only_a_failed_must_fails_the_run():
 # verdict (an external deployment without a `remote` skips PIP188-R07/R08) is never a PASS.
 def _declared_rows(missing: str = "not run"):
     from pulsar_conformance.conformance.profiles import get_profile
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     declared = get_profile("cluster-migration").declared(load_requirements())
     rows = [{"id": rid, "strength": "MUST", "verdict": missing if rid in ("PIP188-R07", "PIP188-R08") else "pass"}
@@ -169,7 +169,7 @@ def test_the_user_may_narrow_the_profile_and_the_run_says_so():
 
 def test_profiles_declare_only_what_they_check():
     from pulsar_conformance.conformance.profiles import PROFILES
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     requirements = load_requirements()
     # smoke: geo-replication's requirements and those of each protocol's smoke scenario (descriptors);
@@ -233,7 +233,7 @@ def test_a_mistyped_requirement_id_is_refused_not_dropped(tmp_path):
 # verdict shows its source; a failing requirement links to its finding; a configuration hazard is
 # said, with its fix, instead of a failure.
 def _req(rid: str):
-    from pulsar_conformance.reports.verdicts import load_requirements
+    from pulsar_conformance.reports.bundle.verdicts import load_requirements
 
     return next(r for r in load_requirements() if r.id == rid)
 

@@ -158,7 +158,7 @@ def test_the_generated_scenario_records_and_its_judge_is_run_after_it(generated)
     assert {"judge", "trace"} <= _relative_imports(package / "judge.py") | _relative_imports(package / "record.py")
     assert "judge" in _relative_imports(package / "rejudge.py")
     code = ("import json; from pulsar_conformance.conformance.profiles import get_profile; "
-            "from pulsar_conformance.reports.rejudge import registry; "
+            "from pulsar_conformance.reports.runner.rejudge import registry; "
             f"p = get_profile({NAME!r}); "
             "print(json.dumps([p.markers, list(p.areas), list(p.roles()), sorted({a for a, _ in registry()})]))")
     done = _in(copy, "-c", code)

@@ -126,9 +126,9 @@ def test_certify_refuses_before_the_run_without_printing_a_credential(tmp_path, 
 
 
 def test_the_bundle_scan_masks_every_kind_of_credential(tmp_path, credentials):
-    """What the bundle calls (reports/identity.secrets and redact_tree) must know URL passwords,
+    """What the bundle calls (reports/runner/identity.secrets and redact_tree) must know URL passwords,
     OAuth2 secrets and key files, not only token/token_file/token_env."""
-    from pulsar_conformance.reports import identity
+    from pulsar_conformance.reports.runner import identity
 
     config = tmp_path / "vendor.yaml"
     config.write_text("clusters:\n"
@@ -233,7 +233,7 @@ def test_client_conf_secrets_lists_every_credential_it_gives(tmp_path, credentia
 
 
 def test_the_bundle_scan_masks_a_client_confs_credentials(tmp_path, credentials):
-    from pulsar_conformance.reports import identity
+    from pulsar_conformance.reports.runner import identity
 
     conf = tmp_path / "client.conf"
     conf.write_text(_client_confs(6650, credentials)["inline token, unreachable"])

@@ -20,10 +20,11 @@ from pathlib import Path
 from pulsar_conformance.conformance.harness import rejudge as harness
 from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.conformance.run import CertifyRun
-from pulsar_conformance.reports import archive, bundle
-from pulsar_conformance.reports.junit import read_junit, write_requirements_junit
-from pulsar_conformance.reports.rejudge import junit_name, registry
-from pulsar_conformance.reports.verdicts import load_requirements, requirement_rows, run_verdict
+from pulsar_conformance.reports.bundle import archive
+from pulsar_conformance.reports.bundle import contents as bundle
+from pulsar_conformance.reports.bundle.junit import read_junit, write_requirements_junit
+from pulsar_conformance.reports.bundle.verdicts import load_requirements, requirement_rows, run_verdict
+from pulsar_conformance.reports.runner.rejudge import junit_name, registry
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent

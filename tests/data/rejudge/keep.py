@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from pulsar_conformance.cli import main
-from pulsar_conformance.reports import archive
+from pulsar_conformance.reports.bundle import archive
 
 HERE = Path(__file__).resolve().parent
 # what no judge reads: the brokers' and servers' logs, allure's raw results, the findings pages made from

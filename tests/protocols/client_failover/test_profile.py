@@ -10,8 +10,8 @@ import pytest
 
 from pulsar_conformance.conformance.profiles import get_profile
 from pulsar_conformance.errors import EXIT_BAD_INPUT, UsageError
-from pulsar_conformance.reports.certify import _check_client
-from pulsar_conformance.reports.verdicts import load_requirements
+from pulsar_conformance.reports.bundle.verdicts import load_requirements
+from pulsar_conformance.reports.runner.certify import _check_client
 
 
 def test_a_client_without_autoclusterfailover_is_refused_with_the_fix():

@@ -96,7 +96,7 @@ def test_the_stale_failures_early_failover_is_one_event_charged_to_r04(tmp_path)
     """Issue 47: the failover right after the switch-back failed PIP121-R04 (waited-for-delay) and R09
     (switches-apart). One event: charged to R04, whose text it breaks; R09's row names the same event and keeps
     its fail (the two switches were closer than the delays allow: its own text), so a summary counts it once."""
-    from pulsar_conformance.reports.events import count_failing_events
+    from pulsar_conformance.reports.bundle.events import count_failing_events
 
     rows = {r.check: r for r in judge.judge(_load(tmp_path, "java-stale-failure"))}
     waited = rows["client-failover/java-stale-failure/waited-for-delay"]

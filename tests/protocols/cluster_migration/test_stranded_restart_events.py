@@ -11,7 +11,7 @@ from pulsar_conformance.conformance.protocols.cluster_migration import judge, ou
 from pulsar_conformance.conformance.protocols.cluster_migration.checks import CHECKS
 from pulsar_conformance.conformance.protocols.cluster_migration.outcome import NamespaceMigrationAnswer
 from pulsar_conformance.conformance.run import verdict_of
-from pulsar_conformance.reports.events import failing_events
+from pulsar_conformance.reports.bundle.events import failing_events
 
 from .recorded import outcome_of
 

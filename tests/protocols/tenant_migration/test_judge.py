@@ -153,7 +153,7 @@ def _recorded(tmp_path, figure_rows):
     from pulsar_conformance.conformance.harness.rows import row
     from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
     from pulsar_conformance.conformance.run import CertifyRun
-    from pulsar_conformance.reports.verdicts import load_checks, load_requirements, requirement_rows
+    from pulsar_conformance.reports.bundle.verdicts import load_checks, load_requirements, requirement_rows
 
     run = CertifyRun(out=tmp_path, profile="tenant-migration", seed=1)
     rec = Recorder(run, SimpleNamespace(node=SimpleNamespace(nodeid="t::test", user_properties=[])), None, CHECKS)

@@ -90,7 +90,7 @@ def test_tm_r07_passes_on_a_release_that_takes_only_messageid_earliest(tmp_path)
     from pulsar_conformance.conformance.harness.recorder import Recorder
     from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
     from pulsar_conformance.conformance.run import CertifyRun
-    from pulsar_conformance.reports.verdicts import load_checks, load_requirements, requirement_rows
+    from pulsar_conformance.reports.bundle.verdicts import load_checks, load_requirements, requirement_rows
 
     run = CertifyRun(out=tmp_path, profile="tenant-migration", seed=1)
     node = SimpleNamespace(nodeid="t::test", user_properties=[])
@@ -311,7 +311,7 @@ def test_the_ttl_hazard_reaches_the_report_and_tm_r11_is_judged_by_nothing(tmp_p
     from pulsar_conformance.conformance.harness.recorder import Recorder
     from pulsar_conformance.conformance.protocols.tenant_migration.checks import CHECKS
     from pulsar_conformance.conformance.run import CertifyRun
-    from pulsar_conformance.reports.verdicts import (
+    from pulsar_conformance.reports.bundle.verdicts import (
         load_checks,
         load_requirements,
         requirement_rows,

@@ -1,6 +1,6 @@
 """Where a certify run's time went: deployment starts, Spark's start and checks, the scenarios
 themselves, the spec checks, teardown, and pytest's own start, from ``timings.json`` (what
-reports/phases.py measured in the tests' process, and what certify measured around it).
+reports/runner/phases.py measured in the tests' process, and what certify measured around it).
 
 Printed at the end of the run and kept in summary.json (``timings``): the smoke profile's budget
 (docs/certify.md) is checked against these figures, not guessed.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# written by reports/phases.py in the tests' process ("child") and by certify around it ("parent")
+# written by reports/runner/phases.py in the tests' process ("child") and by certify around it ("parent")
 TIMINGS = "timings.json"
 
 

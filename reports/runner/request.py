@@ -1,7 +1,7 @@
 """What one ``certify`` invocation asks for, every value checked before anything starts.
 
-reports/cli.py turns argparse's options into a ``CertifyRequest`` here and nothing below it reads
-argparse: certify.py, series.py, bundle.py and identity.py get typed, validated values. A value the
+reports/runner/cli.py turns argparse's options into a ``CertifyRequest`` here and nothing below it reads
+argparse: certify.py, series.py, build.py and identity.py get typed, validated values. A value the
 run cannot use is a ``UsageError`` (exit 64) raised here, before a folder, a cluster or a test
 process exists: a typo in the last value of a matrix used to cost a whole run and leave a
 half-written series.
@@ -38,8 +38,8 @@ from pulsar_conformance.protocols import ProtocolOption, declaring, protocol_opt
 from pulsar_conformance.redact import redact_url
 from pulsar_conformance.spark_checks.options import check_driver_host, check_master
 
+from ..bundle.verdicts import load_requirements
 from .releases import check_release
-from .verdicts import load_requirements
 
 # Left inside functions: the deployments (fixtures.deploy.state, .containers, .external import psutil
 # and requests) and pytest's expression parser, which the checks that need them load.

@@ -21,14 +21,22 @@ Rules (docs/certify.md):
   skipped, and passes only otherwise. A user may narrow the profile (``--exclude``, ``--select``): the
   excluded requirements then need no verdict and skipped tests are listed, not held against the
   run; narrowing never excuses a failure that was observed.
+
+A run's verdict is also its exit code (``exit_code``: certify, results, judge and a series exit with it), and a
+series' summary (certify --repeat/--matrix, reports/runner/series.py; the release tables read it too) is
+``aggregate``: per requirement the worst verdict over the runs, with counts and intermittence.
 """
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 from pulsar_conformance.conformance.harness import findings, sources
+from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
 from pulsar_conformance.spec.catalog import requirements as catalog_requirements
+
+from .reading import FORMAT
 
 # worst first; "not applicable" yields to any observed verdict of the same requirement, and
 # "differs" (another client's behaviour not followed: no conformance failure) to any verdict of a
@@ -166,12 +174,12 @@ def run_hazards(rows: list[dict]) -> list[dict]:
     return list(found.values())
 
 
-COUNTED = "counted:"  # the reason that says how many events the failures are (reports/events.py)
+COUNTED = "counted:"  # the reason that says how many events the failures are (reports/bundle/events.py)
 
 
 def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), excluded=(),
                 selected: str | None = None, failing: dict | None = None) -> tuple[str, list[str]]:
-    """The run's verdict and its reasons. ``failing``: reports/events.summary_counts of the run's check
+    """The run's verdict and its reasons. ``failing``: reports/bundle/events.summary_counts of the run's check
     rows, said beside the failed MUSTs (one event can fail several requirements: issue 47)."""
     narrowed = [f"narrowed: certified without {', '.join(excluded)}"] if excluded else []
     if selected:
@@ -229,3 +237,69 @@ def run_verdict(rows: list[dict], tests: dict, pytest_exit: int, declared=(), ex
         return "pass", ["every checked MUST requirement passed", *narrowed, *lacking, *observed, *hazards,
                         f"deviations (SHOULD/MAY not met): {', '.join(deviations)}"]
     return "pass", ["every checked requirement passed", *narrowed, *lacking, *observed, *hazards]
+
+
+def exit_code(verdict: str, *, interrupted: bool = False) -> int:
+    """0 pass, 1 fail, 2 unknown; an interrupted run that reached no failure is 130, not "unknown"."""
+    if verdict == "fail":
+        return EXIT_FAIL
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return {"pass": EXIT_PASS}.get(verdict, EXIT_UNKNOWN)
+
+
+def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str, *, cells: bool = False) -> dict:
+    """One summary over runs (or, ``cells``, over matrix cells, each one run or a summary of its
+    repeats): per requirement the worst verdict, with counts."""
+    order: list[str] = []
+    rows_by_run = []
+    for _, summary in members:
+        rows = {r["id"]: r for r in summary.get("requirements", [])}
+        rows_by_run.append(rows)
+        order += [rid for rid in rows if rid not in order]
+    requirements = []
+    for rid in order:
+        found = [rows.get(rid) for rows in rows_by_run]
+        first = next(c for c in found if c)
+        seen = [c["verdict"] if c else "absent" for c in found]
+        decided = [v for v in seen if v in ORDER]
+        verdict = combine(decided) if decided else first["verdict"]
+        counts = Counter(seen)
+        failing = [{"run": name, "seed": summary.get("seed"), "bundle": name,
+                    "evidence": (cell or {}).get("evidence", [])[:2]}
+                   for (name, summary), cell, v in zip(members, found, seen, strict=True) if v == "fail"]
+        mixed = "pass" in seen and "fail" in seen
+        requirements.append({
+            **{k: first.get(k) for k in ("id", "strength", "text", "area", "quote", "notes")},
+            "verdict": verdict,
+            "counts": {v: f"{n}/{len(members)}" for v, n in counts.items()},
+            # over cells: intermittent within a cell's repeats; a difference between cells is not that
+            "intermittent": any((c or {}).get("intermittent") for c in found) if cells else mixed,
+            "differs_across_cells": cells and mixed,
+            "runs": dict(zip([name for name, _ in members], seen, strict=True)),
+            "failing_runs": failing,
+            "evidence": [e for f in failing for e in f["evidence"]][:3] or first.get("evidence", [])[:3],
+        })
+    verdict = combine([s["verdict"] for _, s in members])
+    reasons = [f"{name}: {s['verdict']} ({'; '.join(s.get('reasons', [])[:2])})" for name, s in members]
+    intermittent = [r["id"] for r in requirements if r["intermittent"]]
+    differing = [r["id"] for r in requirements if r["differs_across_cells"]]
+    if differing:
+        reasons.insert(0, "differs across the matrix's cells (each cell's verdict in runs; whether it is a release "
+                          f"difference: pulsar-conformance releases): {', '.join(differing)}")
+    if intermittent:
+        reasons.insert(0, f"intermittent (passed in some runs, failed in others): {', '.join(intermittent)}")
+    base = members[0][1]
+    return {
+        "format": FORMAT, "run_id": run_id, "profile": profile, "verdict": verdict, "reasons": reasons,
+        "seconds": round(sum(s.get("seconds", 0) for _, s in members), 1),
+        "interrupted": any(s.get("interrupted") for _, s in members),
+        "versions": base.get("versions"), "deployment": base.get("deployment"), "seed": base.get("seed"),
+        "product": base.get("product"), "narrowed": base.get("narrowed"), "declared": base.get("declared"),
+        "counts": {"requirements": dict(Counter(r["verdict"] for r in requirements))},
+        "requirements": requirements, "checks": [], "tests": [],
+        "series": {"runs": [{"run": name, "seed": s.get("seed"), "verdict": s["verdict"], "versions": s.get("versions"),
+                             "bundle": name, "runs": len((s.get("series") or {}).get("runs") or [None])}
+                            for name, s in members],
+                   "intermittent": intermittent, "cells": cells, "differs_across_cells": differing},
+    }

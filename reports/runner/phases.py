@@ -6,7 +6,7 @@ plugin sends ``output.progress`` past the capture, each line stamped with the te
 
 It also times each test's setup, call and teardown, the deployments started in it (their own
 ``ready_seconds``) and the Spark time spent in it (spark_checks/session.TIMES), and writes them to
-``timings.json`` in the bundle at the session's end: reports/timings.py makes the run's breakdown
+``timings.json`` in the bundle at the session's end: reports/runner/timings.py makes the run's breakdown
 (deployment start, Spark start, Spark checks, scenarios, spec checks, teardown) from it.
 """
 from __future__ import annotations

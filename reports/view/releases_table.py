@@ -2,11 +2,11 @@
 
 Inputs are certification bundles (a folder with summary.json) and the output folders of ``certify
 --repeat`` (run-N/ bundles) and ``--matrix`` (AXIS-V/ cells, each a bundle or a --repeat folder), read
-with compare's loading and validation (reports/compare.py), so malformed input is exit 64 naming the
+with compare's loading and validation (reports/bundle/compare.py), so malformed input is exit 64 naming the
 field. A column is a release (Pulsar, and the client, the Java client or a configuration of the run where
 those vary: the protocols' options that are a --matrix axis, pulsar_conformance/protocols/), a cell the
 verdict of one profile's requirement over the column's runs with its count (k/n) and the findings that
-explain it (reports/verdicts.py, conformance/harness/findings.py).
+explain it (reports/bundle/verdicts.py, conformance/harness/findings.py).
 
 A verdict that differs between two columns is called a **release difference** only when nothing
 else can explain it: both columns were run by the same suite version and commit with the same
@@ -32,9 +32,9 @@ from pulsar_conformance.files import check_output_path, write_atomic
 from pulsar_conformance.output import emit
 from pulsar_conformance.protocols import protocol_options
 
-from .compare import FIX_SUMMARY, JUDGED, Bundle, load
-from .series import aggregate
-from .verdicts import store_of, summary_context, summary_topology
+from ..bundle.compare import JUDGED
+from ..bundle.reading import FIX_SUMMARY, Bundle, load
+from ..bundle.verdicts import aggregate, store_of, summary_context, summary_topology
 
 # certify options that name the release or the run, not the question asked: a column differs in them (the
 # protocols' options that are a --matrix axis too, run_options())
@@ -149,7 +149,7 @@ _MISSING = object()
 
 
 def _bad(where, name: str, value, expected: str) -> UsageError:
-    """compare.check_summary's message: the field named, what it holds, what was expected."""
+    """reading.check_summary's message: the field named, what it holds, what was expected."""
     got = "missing" if value is _MISSING else f"{type(value).__name__} {json.dumps(value, default=str)[:60]}"
     return UsageError(f"{where}: field {name} is {got}, expected {expected}", FIX_SUMMARY)
 
@@ -163,7 +163,7 @@ def _optional(doc: dict, name: str, types, expected: str, where, prefix: str = "
 
 
 def check_table_fields(summary: dict, where) -> None:
-    """The fields this table reads beyond those compare checks (reports/compare.check_summary)."""
+    """The fields this table reads beyond those compare checks (reports/bundle/reading.check_summary)."""
     if summary.get("interrupted") is True:  # its "not run" rows are Ctrl-C's, not the release's
         raise UsageError(f"{where}: the run was interrupted (field interrupted is true), so its verdicts say nothing "
                          "of the release", "run that cell again (delete its folder: docs/examples/release-sweep.sh "
@@ -287,7 +287,7 @@ def _cell(column: Column, rid: str) -> dict:
 def _explaining(column: Column, rid: str) -> dict[str, dict]:
     """The findings that explain ``rid``'s verdict in the column, by id: those whose scope holds for a run of it
     that did not pass (its release, topology, configuration store, and the clients whose checks gave the verdict:
-    reports/verdicts.summary_context). docs/findings.md as it is now where the checkout has it (a finding written
+    reports/bundle/verdicts.summary_context). docs/findings.md as it is now where the checkout has it (a finding written
     after the sweep's commit explains its cells too, and its link is the one the reader can follow), else what each
     run's bundle recorded at its commit (an install without docs/), narrowed by the scope it recorded."""
     findings: dict[str, dict] = {}
@@ -559,7 +559,7 @@ def summary_text(doc: dict, out: Path) -> str:
 
 @dataclass(frozen=True)
 class ReleasesRequest:
-    """``releases``' options, checked at the CLI's edge (reports/cli.py): the bundles loaded, the folder writable."""
+    """``releases``' options, checked at the CLI's edge (reports/runner/cli.py): the bundles loaded, the folder writable."""
 
     columns: tuple[Column, ...]
     inputs: tuple[str, ...]
@@ -605,7 +605,7 @@ def run_releases(request: ReleasesRequest) -> int:
 # now and to drop the links to folders no reader has. ``relink`` does only that: no cell's verdict changes.
 
 RELINKED = ("Findings re-linked on {date} from docs/findings.md's scopes (`python -m "
-            "pulsar_conformance.reports.releases_table --relink {folder}`): the verdicts, counts and marks are the "
+            "pulsar_conformance.reports.view.releases_table --relink {folder}`): the verdicts, counts and marks are the "
             "table's own{generated}, from bundles that were not kept; each column's release and clients are read from "
             "the table, its topology only where its label names one.")
 _VERDICT = re.compile(r"^(not applicable|not run|fail|unknown|pass|differs|uncovered|absent|skipped)\b")
@@ -721,7 +721,7 @@ def relink(folder: Path, today: str | None = None) -> dict:
                        if folder.resolve().is_relative_to(_checkout().resolve()) else folder.name,
                        "generated": f" (generated {stamp.group(1)})" if stamp else ""}
     # lazy: start-up: the table's own command
-    from .verdicts import load_requirements
+    from ..bundle.verdicts import load_requirements
 
     texts = {r.id: r.text for r in load_requirements()}  # the rows' tooltips: the table keeps no text
     for group in doc["profiles"]:
@@ -742,11 +742,11 @@ def relink(folder: Path, today: str | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m pulsar_conformance.reports.releases_table --relink FOLDER...``: re-link kept tables (see relink)."""
+    """``python -m pulsar_conformance.reports.view.releases_table --relink FOLDER...``: re-link kept tables (see relink)."""
     # lazy: start-up: the module's command line alone
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m pulsar_conformance.reports.releases_table")
+    parser = argparse.ArgumentParser(prog="python -m pulsar_conformance.reports.view.releases_table")
     parser.add_argument("--relink", nargs="+", required=True, metavar="FOLDER",
                         help="a folder the releases command wrote, whose bundles were not kept")
     options = parser.parse_args(argv)

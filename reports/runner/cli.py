@@ -1,7 +1,7 @@
-"""Subcommands of this area: ``certify`` (see reports/certify.py and docs/certify.md), ``compare`` and ``releases``.
+"""Subcommands of this area: ``certify`` (see reports/runner/certify.py and docs/certify.md), ``compare`` and ``releases``.
 
-This is the edge: argparse's options become a checked request here (reports/request.py,
-reports/compare.CompareRequest) and nothing below reads argparse. Exit codes: docs/ci-gating.md.
+This is the edge: argparse's options become a checked request here (reports/runner/request.py,
+reports/view/compare_page.CompareRequest) and nothing below reads argparse. Exit codes: docs/ci-gating.md.
 """
 from __future__ import annotations
 
@@ -128,26 +128,26 @@ def _matrix_help() -> str:
 
 
 def _results(args) -> int:
-    from .results import run_results  # lazy: start-up (tarfile, the archive)
+    from ..bundle.results import run_results  # lazy: start-up (tarfile, the archive)
 
     return run_results(args.bundle, args)
 
 
 def _verify(args) -> int:
-    from .results import run_verify  # lazy: start-up (tarfile, the archive)
+    from ..bundle.results import run_verify  # lazy: start-up (tarfile, the archive)
 
     return run_verify(args.bundle, args)
 
 
 def _compare(args) -> int:
-    from .compare import compare_request, run_compare  # lazy: start-up, one command's module
+    from ..view.compare_page import compare_request, run_compare  # lazy: start-up, one command's module
 
     return run_compare(compare_request(args.bundles, args.html, args.json))
 
 
 def _releases(args) -> int:
     # lazy: start-up, it loads the catalog, the verdicts and the series
-    from .releases_table import releases_request, run_releases
+    from ..view.releases_table import releases_request, run_releases
 
     return run_releases(releases_request(args.bundles, args.out, args.json))
 
@@ -156,13 +156,16 @@ def _certify(args) -> int:
     # lazy: start-up, certify and request bring the profile runner, releases and timings (about 10 ms)
     from .certify import run_certify
     from .request import certify_request  # lazy: start-up, as above
+    from .series import run_series  # lazy: start-up, as above
 
     # PRODUCT.yaml's input is checked with the cheap checks, before certify_request looks outside
     args.product = check_option(args.product)
     check_deployment_product(args.deployment)
     require_tools(args)
     # the tests' process gets every value of the request in one file (fixtures/request_file.py), no variable
-    return run_certify(certify_request(args))
+    request = certify_request(args)
+    # a series (--repeat, --matrix) runs certify_once per cell; certify itself knows one run
+    return run_series(request) if request.is_series else run_certify(request)
 
 
 def backend_of(deployment: str | None) -> str:

@@ -24,9 +24,9 @@ a fix to a judge re-judges every kept run, and a vendor can re-judge last year's
    outcome (its ``verdict``): read as recorded, not run again.
 4. A test whose rows were judged again gets its junit outcome from ``Recorder.finish``'s rules (failed
    on a failed MUST, broken on an unknown); one that broke or was skipped for another reason keeps its
-   outcome. The requirement verdicts and the run's come from reports/verdicts.py as certify's do, and
+   outcome. The requirement verdicts and the run's come from reports/bundle/verdicts.py as certify's do, and
    the report, requirements.junit.xml, the allure labels, reproduce.md and the findings the rows cite
-   (reports/bundle_findings.py) from reports/bundle.py's functions; then a new manifest and archive. The exit code is the new verdict's (0 pass, 1 fail, 2 unknown).
+   (reports/bundle/bundle_findings.py) from reports/bundle/contents.py's functions and the page from reports/view/report_page.py; then a new manifest and archive. The exit code is the new verdict's (0 pass, 1 fail, 2 unknown).
 """
 from __future__ import annotations
 
@@ -55,12 +55,19 @@ from pulsar_conformance.files import check_output_path
 from pulsar_conformance.output import emit, progress
 from pulsar_conformance.protocols import PROTOCOLS, protocol_options
 
-from . import archive, bundle, bundle_findings, events, failover, values
-from .certify import exit_code
-from .compare import load as load_bundle
-from .junit import read_junit, write_requirements_junit
-from .results import FIX_TAMPERED
-from .verdicts import load_requirements, requirement_rows, run_context, run_verdict, summary_topology
+from ..bundle import archive, bundle_findings, contents, events
+from ..bundle.junit import read_junit, write_requirements_junit
+from ..bundle.reading import FIX_TAMPERED
+from ..bundle.reading import load as load_bundle
+from ..bundle.verdicts import (
+    exit_code,
+    load_requirements,
+    requirement_rows,
+    run_context,
+    run_verdict,
+    summary_topology,
+)
+from ..view import failover, report_page, values
 
 FORMAT = "pulsar-conformance-rejudge/1"
 CHECKS_FILE = "checks.jsonl"
@@ -482,7 +489,7 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
     context = run_context(summary.get("profile"), summary.get("versions") or {}, summary_topology(summary),
                           summary.get("deployment") or "local")
     rows = requirement_rows(requirements, checks, context=context)
-    bundle_findings.write(staging, rows, bundle.suite_commit())
+    bundle_findings.write(staging, rows, contents.suite_commit())
     narrowed = summary.get("narrowed") or {}
     failing = events.summary_counts(checks, requirements)
     verdict, reasons = run_verdict(rows, tests, _pytest_exit(summary, tests), declared=summary.get("declared") or [],
@@ -493,7 +500,7 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
     known = {r.id for r in requirements}
     record = {
         "format": FORMAT, "from": str(source), "at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "suite": {"version": _suite_version(), "commit": bundle.suite_commit()},
+        "suite": {"version": _suite_version(), "commit": contents.suite_commit()},
         "input": integrity.to_json() | {"verified": integrity.ok},
         "recorded": {"verdict": summary.get("verdict"), "reasons": summary.get("reasons"),
                      "suite_commit": (summary.get("versions") or {}).get("suite_commit")},
@@ -520,9 +527,9 @@ def _rejudge_staged(staging: Path, source: Path, target: Path, integrity, say) -
         note += f"; the input was not verified ({integrity.text()})"
     new = dict(summary)
     new.update(verdict=verdict, reasons=[*reasons, note], requirements=rows, checks=checks, tests=tests["cases"],
-               counts={"requirements": bundle._count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"},
+               counts={"requirements": contents._count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"},
                        "failing": failing},
-               rejudged=record, explore=bundle._explore_digest(staging))
+               rejudged=record, explore=contents._explore_digest(staging))
     new["bundle"] = {**(summary.get("bundle") or {}), "archive": archive.archive_path(target).name,
                      "manifest": archive.MANIFEST}
     _write(staging, new, rows, checks, tests)
@@ -537,11 +544,11 @@ def _write(staging: Path, summary: dict, rows: list[dict], checks: list[dict], t
     write_requirements_junit(staging, summary)
     profile = PROFILES.get(summary.get("profile"))
     if profile is not None and (staging / "reproduce.md").is_file():
-        (staging / "reproduce.md").write_text(bundle._reproduce(summary, profile))
+        (staging / "reproduce.md").write_text(contents._reproduce(summary, profile))
     if (staging / "allure-results").is_dir():
-        bundle._allure_extras(staging, summary)
+        contents._allure_extras(staging, summary)
     spec = summary.get("spec") or {"checks": [], "mutants": []}
-    (staging / "report.html").write_text(bundle._render(summary, rows, checks, bundle._captures(staging), spec,
+    (staging / "report.html").write_text(report_page.render(summary, rows, checks, contents._captures(staging), spec,
                                                         values.scenarios(staging), failover.scenarios(staging),
                                                         out=staging))
 

@@ -6,7 +6,7 @@ were acknowledged against those of them the target holds: which sends never reac
 they were made.
 
 One concern: a capture directory (fixtures/capture/schema.py columns, ``markers.json``) in, inline
-SVG strings out. Hand-written SVG like reports/timeline.py: no plotting library, no script, no
+SVG strings out. Hand-written SVG like reports/view/timeline.py: no plotting library, no script, no
 external asset, so the report stays one file that renders offline. A picture the capture cannot
 support is not drawn: the figure says why instead (``svg`` empty, ``why`` set).
 
@@ -131,7 +131,7 @@ def letter(i: int) -> str:
 
 def mark_labels(frame: dict, at, left: float, right: float, top: float) -> list[str]:
     """The fault letters (at the start of their band) and the marker numbers (at their line) of
-    ``frame``, in rows so that none is drawn over another or past ``right`` (reports/svg_labels.py);
+    ``frame``, in rows so that none is drawn over another or past ``right`` (reports/view/svg_labels.py);
     each says its whole label in a <title>, and the legend under the pictures says them all."""
     labels = [(at(f["from"]), f["letter"], f["label"], "#a33") for f in frame["faults"]]
     labels += [(at(m["ts_ns"]), str(i + 1), m.get("label", ""), "#666") for i, m in enumerate(frame["instants"])]
@@ -235,7 +235,7 @@ def delivery_picture(events: dict, frame: dict) -> dict:
 
 def placed_delivery_picture(events: dict, frame: dict, stored: placement.Stored) -> dict:
     """Sent vs delivered of a cluster-migration capture by the cluster that stored each send and the
-    cluster each delivery came from (reports/placement.py), not by the cluster the clients attached
+    cluster each delivery came from (reports/view/placement.py), not by the cluster the clients attached
     through, which is blue for every row: the switch to green is the picture. Sends the placement
     does not cover keep the cluster they went through, said as not placed."""
     sent: dict[tuple[str, str], tuple[int, str]] = {}

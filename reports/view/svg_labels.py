@@ -1,5 +1,5 @@
 """Where the short labels of the report's SVG pictures go (the fault letters and marker numbers of
-reports/plots.py and reports/timeline.py), so that none is drawn over another and none leaves the
+reports/view/plots.py and reports/view/timeline.py), so that none is drawn over another and none leaves the
 picture (issue 51: the timeline printed every marker's whole label at its line, and close markers'
 labels overprinted each other and ran off the right edge).
 

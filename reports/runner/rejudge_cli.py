@@ -1,4 +1,4 @@
-"""Subcommand ``judge``: a saved certification bundle judged again with today's judges (reports/rejudge.py).
+"""Subcommand ``judge``: a saved certification bundle judged again with today's judges (reports/runner/rejudge.py).
 
 Registered at every start-up like the other areas' commands, so nothing heavy is imported here: the
 judges, the recorder and the report load when the command runs.

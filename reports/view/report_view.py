@@ -3,11 +3,11 @@ anyway, and the rows this profile did not run folded away (issue 34: the smoke r
 "not run" rows before the two it certified); and each row's checks grouped by scenario for the
 coverage section, which is a matrix only while its columns fit a 1,280 px window (issue 51: a run's
 59 checks made a matrix 3,700 px wide whose right columns a reader never saw). One concern:
-arranging rows; the rows themselves come from reports/verdicts.requirement_rows, and the page from
-templates/report.html.j2."""
+arranging rows; the rows themselves come from reports/bundle/verdicts.requirement_rows, and the page from
+templates/report.html.j2 (view/report_page.py)."""
 from __future__ import annotations
 
-from .verdicts import ORDER
+from ..bundle.verdicts import ORDER
 
 # How the model column reads: the executable spec's verdict about the protocol, said as what the
 # spec says, so it never reads as a pass observed on the clusters.

@@ -90,7 +90,7 @@ def explore_request(args):
     from pulsar_conformance.conformance.explore.settings import Request
 
     # lazy: start-up, as certify's handler
-    from pulsar_conformance.reports.request import certify_request
+    from pulsar_conformance.reports.runner.request import certify_request
 
     replay = schedules.read(args.replay, args.profile) if args.replay else None
     profile = args.profile or (replay.protocol if replay else None)
@@ -133,7 +133,7 @@ def _explore(args: argparse.Namespace) -> int:
     from pulsar_conformance.conformance.explore.settings import ENV, write
 
     # lazy: start-up, as certify's handler
-    from pulsar_conformance.reports.certify import certify_once
+    from pulsar_conformance.reports.runner.certify import certify_once
 
     request, asked = explore_request(args)
     request.out.mkdir(parents=True, exist_ok=True)

@@ -31,18 +31,19 @@ import time
 from pathlib import Path
 
 import pulsar_conformance.conformance as suites
-from pulsar_conformance.errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_UNKNOWN
+from pulsar_conformance.errors import EXIT_INTERRUPTED
 from pulsar_conformance.fixtures import request_file
 from pulsar_conformance.fixtures.deploy.versions import DEFAULT_PULSAR_VERSION
 from pulsar_conformance.invocation import me
 from pulsar_conformance.output import emit, progress
 from pulsar_conformance.protocols import protocol_options
 
+from ..bundle.verdicts import exit_code
 from . import timings
 from .request import CertifyRequest, check_client
 
-# identity, bundle and the clean-up are imported where a run uses them: they bring the admin client
-# (requests, the pulsar extra), and `results` and `verify` import exit_code from here on a core install
+# identity, the bundle's assembly and the clean-up are imported where a run uses them: they bring the admin
+# client (requests, the pulsar extra)
 
 _check_client = check_client  # its old name here: tests/protocols/client_failover import it so
 
@@ -54,11 +55,10 @@ E2E_LOG = "e2e.log"
 
 
 def run_certify(request: CertifyRequest) -> int:
-    """One run or a series (reports/series.py) of the request that reports/request.py checked."""
+    """One run of the request that reports/runner/request.py checked; a series (--repeat, --matrix) is
+    reports/runner/series.run_series, which runs certify_once per cell (reports/runner/cli.py chooses)."""
     if request.is_series:
-        from .series import run_series  # lazy: cycle, series runs certify_once for each cell
-
-        return run_series(request)
+        raise ValueError("a series request (--repeat or --matrix) runs through series.run_series, not run_certify")
     summary = certify_once(request)
     verdict = summary["verdict"]
     emit(request, {"verdict": verdict, "out": str(request.out), "summary": summary["counts"],
@@ -67,19 +67,10 @@ def run_certify(request: CertifyRequest) -> int:
     return exit_code(verdict, interrupted=bool(summary.get("interrupted")))
 
 
-def exit_code(verdict: str, *, interrupted: bool = False) -> int:
-    """0 pass, 1 fail, 2 unknown; an interrupted run that reached no failure is 130, not "unknown"."""
-    if verdict == "fail":
-        return EXIT_FAIL
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return {"pass": EXIT_PASS}.get(verdict, EXIT_UNKNOWN)
-
-
 def certify_once(request: CertifyRequest) -> dict:
     """One certification run into ``request.out``: the tests in a child process, then the bundle."""
     from . import identity
-    from .bundle import build_bundle
+    from .build import build_bundle
 
     started = time.time()
     # a profile may run less elsewhere than on the local backend (the smoke profile: Profile.on)
@@ -131,7 +122,7 @@ def _text(summary: dict, out: Path) -> str:
     and the commands to read the bundle, spelled as the program that is running (invocation.me: after
     the README's set-up `.venv/bin/pulsar-conformance`, which a bare `pulsar-conformance` was not)."""
     # lazy: start-up: the verdict line's words, read once at the end of a run
-    from .report_view import scope, scope_line
+    from ..view.report_view import scope, scope_line
 
     rows = [r for r in summary.get("requirements") or [] if isinstance(r, dict)]
     declared = summary.get("declared")
@@ -200,8 +191,8 @@ def _pytest_command(profile, out: Path, select: str | None = None) -> list[str]:
     command = [sys.executable, "-m", "pytest", str(suite_dir), "-p", "allure_pytest", "-v", "--color=no",
                f"--rootdir={suite_dir.parent}", f"--junitxml={out / 'junit.xml'}",
                f"--alluredir={out / 'allure-results'}", "-o", "junit_family=xunit2",
-               "-p", "no:cacheprovider", "-p", "pulsar_conformance.reports.identity",
-               "-p", "pulsar_conformance.reports.phases",
+               "-p", "no:cacheprovider", "-p", "pulsar_conformance.reports.runner.identity",
+               "-p", "pulsar_conformance.reports.runner.phases",
                # SIGALRM reaches the main thread: client calls run under deadlines in threads
                # (conformance/harness/deadline.py), so the main thread is always in Python
                f"--timeout={profile.scenario_timeout_s}", "--timeout-method=signal"]

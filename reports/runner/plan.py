@@ -100,7 +100,9 @@ def masked(node, hide):
 
 
 def make_plan(deployment, profile, *, allow_irreversible: bool = False, read_settings: bool = True) -> dict:
-    from .verdicts import load_requirements  # lazy: start-up, the catalog and the findings (about 5 ms)
+    from ..bundle.verdicts import (
+        load_requirements,  # lazy: start-up, the catalog and the findings (about 5 ms)
+    )
 
     requirements = {r.id: r for r in load_requirements()}
     declared = profile.declared(requirements.values())

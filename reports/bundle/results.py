@@ -2,10 +2,10 @@
 checking that it is the one certify wrote (like ``sonobuoy results``; docs/certify.md).
 
 ``results`` prints the verdict and its reasons, the requirements certified, the failures with their
-evidence (HTTP error bodies decoded: reports/readable.py) and findings (those the bundle cites, whose text it
+evidence (HTTP error bodies decoded: reports/bundle/readable.py) and findings (those the bundle cites, whose text it
 carries in findings.html; for a failure it cites none, those docs/findings.md names now within the run's scope),
 what got no verdict; ``--json`` the same as one document. It checks the
-bundle against its SHA-256 manifest first (reports/archive.py) and refuses a bundle that does not
+bundle against its SHA-256 manifest first (reports/bundle/archive.py) and refuses a bundle that does not
 match it (exit 64: its verdict cannot be trusted); a bundle without a manifest (written before
 manifests) is read and said to be unverified. Its exit code is the run's (0 pass, 1 fail,
 2 unknown, 130 interrupted), so a CI job can gate on a downloaded archive.
@@ -15,7 +15,6 @@ manifests) is read and said to be unverified. Its exit code is the run's (0 pass
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pulsar_conformance.conformance.harness import findings as findings_index
@@ -24,65 +23,11 @@ from pulsar_conformance.output import emit
 
 from . import archive
 from .archive import Integrity
-from .certify import exit_code
-from .compare import FORMAT, check_summary
-from .compare import load as load_folder
 from .readable import evidence_text
-from .verdicts import summary_context
+from .reading import load_checked, verify
+from .verdicts import exit_code, summary_context
 
 EVIDENCE_SHOWN = 3  # per failing requirement in the text; --json has them all
-FIX_TAMPERED = ("the bundle was changed after certify wrote it (or the download is incomplete): fetch the "
-                "original archive again, or re-run certify; 'pulsar-conformance verify' lists every difference")
-
-
-def load(path: str | Path) -> tuple[dict, Integrity]:
-    """The summary of the bundle at ``path`` (a folder, its summary.json or its archive) and its integrity."""
-    where = Path(path)
-    if where.is_file() and where.name == "summary.json":
-        where = where.parent
-    if not where.exists():
-        raise UsageError(f"{path}: no such file or folder",
-                         "pass the folder certify wrote (its --out) or the .tar.gz beside it")
-    integrity = _verify(where)
-    if integrity.manifest and integrity.problems:
-        raise UsageError(f"{path}: {integrity.text()}", FIX_TAMPERED)
-    if where.is_dir():
-        return load_folder(where).summary, integrity
-    data = archive.read_member(where, "summary.json")
-    if data is None:
-        raise UsageError(f"{path}: no summary.json in the archive", "pass an archive certify wrote")
-    try:
-        summary = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise UsageError(f"{path}: its summary.json is not readable JSON ({type(error).__name__})",
-                         FIX_TAMPERED) from None
-    if not isinstance(summary, dict) or summary.get("format") != FORMAT:
-        raise UsageError(f"{path}: its summary.json is not a {FORMAT} summary", "pass an archive certify wrote")
-    check_summary(summary, f"{path}:summary.json")
-    return summary, integrity
-
-
-def _verify(where: Path) -> Integrity:
-    """A folder or an archive checked against its manifest; a series folder through each run's bundle."""
-    integrity = archive.verify(where)
-    if integrity.manifest or not where.is_dir() or not (where / "summary.json").is_file():
-        return integrity
-    try:
-        runs = (json.loads((where / "summary.json").read_text()).get("series") or {}).get("runs") or []
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError, AttributeError):  # bounded: untrusted input
-        return integrity
-    folders = [where / r["bundle"] for r in runs if isinstance(r, dict) and isinstance(r.get("bundle"), str)]
-    if not folders or not all(f.is_dir() for f in folders):
-        return integrity
-    # one run with a manifest makes the series checkable: a run without one among them is a problem
-    series = Integrity(str(where), "series")
-    for folder in folders:
-        one = archive.verify(folder)
-        series.manifest = series.manifest or one.manifest
-        series.files += one.files
-        series.bytes += one.bytes
-        series.problems += [f"{folder.name}/{p}" if one.manifest else f"{folder.name}: {p}" for p in one.problems]
-    return series
 
 
 def report(summary: dict, integrity: Integrity, path: str) -> dict:
@@ -223,7 +168,7 @@ def _short(value, limit: int) -> str:
 
 
 def run_results(path: str, options) -> int:
-    summary, integrity = load(path)
+    summary, integrity = load_checked(path)
     doc = report(summary, integrity, str(path))
     emit(options, doc, lambda: text(doc))
     return exit_code(summary["verdict"], interrupted=bool(summary.get("interrupted")))
@@ -236,7 +181,7 @@ def run_verify(path: str, options) -> int:
                          "pass the folder certify wrote (its --out) or the .tar.gz beside it")
     if where.is_file() and where.name == "summary.json":
         where = where.parent
-    integrity = _verify(where)
+    integrity = verify(where)
     def said() -> str:
         if integrity.manifest and integrity.problems:
             return "\n".join([f"{path}: DOES NOT MATCH {archive.MANIFEST} ({len(integrity.problems)} difference(s)):",

@@ -1,43 +1,16 @@
-"""Assemble the certification bundle (docs/certify.md) from what the pytest run left in ``out``.
+"""What a certification bundle (docs/certify.md) holds beside its verdicts, read from what a run left in ``out``:
+the counts, the captures and spec results the report shows, the exploration and clean-up digests, the suite's
+commit, reproduce.md, and the allure categories, environment and requirement labels.
 
-Inputs: checks.jsonl (verdicts), junit.xml, allure-results/, spec/*.json, captures/*/
-(events, manifest, markers, verdict), logs/, deployment.json, e2e.log. Outputs: report.html,
-summary.json, PRODUCT.yaml (reports/product.py), reproduce.md, findings.md/findings.html (the findings it cites,
-reports/bundle_findings.py), requirements.junit.xml
-(reports/junit.py), allure categories and environment, each allure result labelled with the
-requirements its test judged; then the manifest and the archive beside the folder (reports/archive.py).
+These read and write files of the bundle only: the run that made it (reports/runner/build.py assembles a
+certify run's bundle, reports/runner/rejudge.py a re-judged one) and the page that shows it
+(reports/view/report_page.py) are the layers above.
 """
 from __future__ import annotations
 
 import json
-import shlex
 import subprocess
-from datetime import UTC, datetime
 from pathlib import Path
-
-import yaml
-
-from pulsar_conformance import invocation
-from pulsar_conformance.output import progress
-from pulsar_conformance.protocols import protocol_options
-
-from . import (
-    archive,
-    bundle_findings,
-    events,
-    failover,
-    identity,
-    plots,
-    product,
-    readable,
-    report_view,
-    timings,
-    values,
-)
-from .junit import read_junit, write_requirements_junit
-from .request import configuration, spark_context, spark_flags
-from .timeline import svg
-from .verdicts import load_checks, load_requirements, requirement_rows, run_context, run_verdict
 
 CATEGORIES = [
     {"name": "Product defect", "matchedStatuses": ["failed"], "messageRegex": "(?s).*product defect.*",
@@ -49,101 +22,6 @@ CATEGORIES = [
     {"name": "Infrastructure", "matchedStatuses": ["broken", "failed"],
      "description": "deployment, network or tool failures outside the product and the suite"},
 ]
-
-
-def command_line(request) -> str:
-    """The command that repeats this one run (a series' run: its own seed and release)."""
-    parts = ["pulsar-conformance", "certify", "--profile", request.profile.name]
-    for rid in request.exclude:
-        parts += ["--exclude", rid]
-    if request.select:
-        parts += ["--select", request.select]
-    for flag, value in (("--deployment", request.deployment_option), ("--pulsar-version", request.pulsar_version),
-                        ("--client-version", request.client_version),
-                        *((o.flag, request.option(o.field)) for o in protocol_options()),
-                        ("--out", request.out_option), ("--vendor", request.vendor), ("--product", request.product)):
-        if value:
-            parts += [flag, value]
-    if request.deployment.topology != "standalone":
-        parts += ["--topology", request.deployment.topology]
-    if request.allow_irreversible:
-        parts.append("--allow-irreversible")
-    if request.keep:
-        parts.append("--keep")
-    parts += spark_flags(request)  # where the capture checks ran (--spark-master, $MASTER), userinfo masked
-    parts += ["--seed", str(request.seed)]
-    return shlex.join(parts)
-
-
-def build_bundle(out: Path, request, *, pytest_exit: int, seconds: float) -> dict:
-    """The bundle of one run of ``request`` (reports/request.CertifyRequest) from what its tests left in ``out``."""
-    profile, deployment, run_id = request.profile, request.deployment, request.run_id
-    left_out = archive.prune(out)
-    checks = load_checks(out)
-    requirements = load_requirements()
-    versions = identity.versions(out)
-    versions["suite_commit"] = suite_commit()
-    topology = "external" if request.deployment.backend == "external" else request.deployment.topology
-    # each row links only the findings whose scope holds for this run, and the bundle carries their text
-    rows = requirement_rows(requirements, checks,
-                            context=run_context(profile.name, versions, topology, request.deployment.backend))
-    bundle_findings.write(out, rows, versions["suite_commit"])
-    tests = read_junit(out / "junit.xml")
-    declared = profile.declared(requirements)
-    excluded = sorted(request.exclude)
-    selected = request.select
-    failing = events.summary_counts(checks, requirements)
-    verdict, reasons = run_verdict(rows, tests, pytest_exit, declared=declared, excluded=excluded,
-                                   selected=selected, failing=failing)
-    described, product_missing = product.describe(request, versions["pulsar"],
-                                                  identity._deployment_document(deployment))
-    described["pulsar_client"] = {"language": "python", "version": versions["pulsar_client_python"],
-                                  "cpp_version": versions["pulsar_client_cpp"]}
-    captures = _captures(out)
-    spec = _spec_results(out)
-    counts = {"requirements": _count(rows), "tests": {k: v for k, v in tests.items() if k != "cases"},
-              "failing": failing}
-    summary = {
-        "format": "pulsar-conformance-certification/1", "run_id": run_id, "profile": profile.name,
-        "verdict": verdict, "reasons": reasons, "seconds": round(seconds, 1), "interrupted": pytest_exit == 130,
-        "declared": declared,
-        "narrowed": ({"excluded": excluded, "selected": selected} if excluded or selected else None),
-        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "product": described, "product_missing": product_missing,
-        "versions": versions, "deployment": deployment.backend, "seed": request.seed,
-        # what ran per cluster (issue 31): standalone or cluster where the run started it; an external deployment's
-        # clusters are whatever their operator runs
-        "topology": topology,
-        "configuration": configuration(request),  # the profile's protocols' options (reports/request.py)
-        # where the capture checks ran: {"master", "driver_host"} (userinfo masked), None for local[*]
-        "spark": spark_context(request),
-        "command": command_line(request), "counts": counts, "requirements": rows, "checks": checks,
-        "tests": tests["cases"],
-        "anomalies": {c["name"]: c["verdict"] for c in captures},
-        "spec": spec,
-        "timings": timings.breakdown(out),  # where the time went (reports/timings.py)
-        # an exploration (explore --live): its schedules, candidates with their replay counts, coverage
-        "explore": _explore_digest(out),
-        "cleanup": cleanup_digest(out),  # an external deployment: what the run left on the clusters
-        "bundle": {"archive": archive.archive_path(out).name, "manifest": archive.MANIFEST, "left_out": left_out},
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    (out / "PRODUCT.yaml").write_text(yaml.safe_dump(described, sort_keys=False))
-    (out / "reproduce.md").write_text(_reproduce(summary, profile))
-    write_requirements_junit(out, summary)
-    _allure_extras(out, summary)
-    (out / "report.html").write_text(_render(summary, rows, checks, captures, spec, values.scenarios(out),
-                                             failover.scenarios(out), out=out))
-    touched = identity.redact_tree(out, identity.secrets(deployment))
-    if touched:
-        # Redaction succeeded, but a credential reaching a file is itself a suite defect to fix.
-        summary["redacted_files"] = touched
-        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    # last: the manifest must hash the files as they stay (redacted, pruned)
-    sealed = archive.seal(out)
-    progress(f"certify: archive {sealed['archive']} ({sealed['files']} files, SHA-256 manifest "
-             f"{archive.MANIFEST}; check it with: {invocation.me()} verify {sealed['archive']})")
-    return summary
 
 
 def _explore_digest(out: Path) -> dict | None:
@@ -221,8 +99,7 @@ def _captures(out: Path) -> list[dict]:
         markers_path = run_dir / "markers.json"
         found.append({"name": run_dir.name, "path": f"captures/{run_dir.name}", "verdict": verdict,
                       "manifest": json.loads(manifest.read_text()),
-                      "markers": json.loads(markers_path.read_text()) if markers_path.exists() else [],
-                      "svg": svg(run_dir) if (run_dir / "events").exists() else ""})
+                      "markers": json.loads(markers_path.read_text()) if markers_path.exists() else []})
     return found
 
 
@@ -319,24 +196,3 @@ def _allure_key(nodeid: str) -> tuple[str, str]:
     classes = "".join(f".{c}" for c in rest[:-1])
     module = path[:-3] if path.endswith(".py") else path
     return f"{module.replace('/', '.')}{classes}#{name.split('[', 1)[0]}", name
-
-
-def _render(summary, rows, checks, captures, spec, policy_values=(), failovers=(), out: Path | None = None) -> str:
-    from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
-                      autoescape=select_autoescape(["html", "j2"]))
-    columns = sorted({c["check"] for c in checks} | {cid for r in rows for cid in r["checks"]},
-                     key=lambda c: (c.startswith("spec:"), c))
-    cells = {}
-    for c in checks:
-        for rid in c["requirements"]:
-            cells[(rid, c["check"])] = c["verdict"]
-    # pictures of each capture (latency, delivered vs sent, replication lag), when the bundle is at hand
-    captures = [dict(cap, plots=plots.pictures(out / cap["path"]) if out else None) for cap in captures]
-    return env.get_template("report.html.j2").render(
-        s=summary, rows=rows, groups=report_view.arrange(rows, summary.get("declared")),
-        model_words=report_view.MODEL_WORDS, model_checks={c["check"] for c in checks if c.get("kind") == "model"},
-        columns=columns, cells=cells, captures=captures, spec=spec, policy_values=policy_values,
-        failovers=failovers, evidence_text=readable.evidence_text, evidence_split=report_view.evidence_split,
-        failing=[c for c in summary["tests"] if c["outcome"] != "passed"])

@@ -157,7 +157,7 @@ def check_deployment_product(deployment_option: str | None) -> None:
     try:
         document = read_deployment_file(deployment_option)
     except UsageError:
-        return  # reports/request.py says what is wrong with the file, in its place
+        return  # reports/runner/request.py says what is wrong with the file, in its place
     given = document.get("product")
     if given is not None:
         check(_legacy(given), f"deployment file {deployment_option}: product", complete=False)
@@ -171,7 +171,7 @@ def _legacy(given):
 
 
 def describe(request, observed_pulsar: str | None, deployment_document: dict) -> tuple[dict, list[str]]:
-    """PRODUCT.yaml's fields for ``request`` (reports/request.CertifyRequest) in Kubernetes' order, and the
+    """PRODUCT.yaml's fields for ``request`` (reports/runner/request.CertifyRequest) in Kubernetes' order, and the
     required fields nobody gave."""
     fields: dict = {}
     if deployment_document.get("product") is not None:

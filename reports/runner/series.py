@@ -5,7 +5,7 @@ over them (docs/ci-gating.md).
 A requirement's verdict over repeated runs is its worst (any failing run fails it) with counts
 (``pass 2/3``); one that passed in some runs and failed in others is marked intermittent, with
 the failing runs' seeds and evidence. A matrix runs the profile per Pulsar release or client
-release and writes the comparison (reports/compare.py) of the cells, baseline first; over the
+release and writes the comparison (reports/bundle/compare.py) of the cells, baseline first; over the
 cells a requirement is intermittent only where it was within a cell's repeats, and one whose
 cells' verdicts differ is marked as differing across the cells (a release difference or not is
 for ``releases`` to say, with the repeats), never as intermittent.
@@ -13,22 +13,23 @@ for ``releases`` to say, with the repeats), never as intermittent.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.output import emit, progress
 
+from ..bundle.compare import compare
+from ..bundle.compare import text as compare_text
+from ..bundle.reading import Bundle
+from ..bundle.verdicts import ORDER, aggregate, exit_code
+from ..view.compare_page import render_html
 from . import certify  # certify.certify_once read at call time (tests replace it)
-from .compare import FORMAT, Bundle, compare, render_html
-from .compare import text as compare_text
 from .request import AXES, MAX_REPEAT, CertifyRequest, parse_matrix  # noqa: F401 - the series' options, checked there
-from .verdicts import ORDER, combine
 
 
 def plan(request: CertifyRequest) -> list[tuple[str, str, CertifyRequest]]:
     """(cell, folder, request) per run: matrix cells (one cell without a matrix), each repeated with the
-    next seed. Every value was checked when the request was built (reports/request.py)."""
+    next seed. Every value was checked when the request was built (reports/runner/request.py)."""
     matrix = request.matrix
     cells = [(f"{matrix.axis}-{v}", {matrix.field: v}) for v in matrix.values] if matrix else [("", {})]
     runs = []
@@ -73,64 +74,7 @@ def run_series(request: CertifyRequest) -> int:
     _write(out, overall)
     emit(request, {"verdict": overall["verdict"], "out": str(out), "series": overall["series"]},
          lambda: series_text(overall, out))
-    return certify.exit_code(overall["verdict"], interrupted=bool(overall.get("interrupted")))
-
-
-def aggregate(members: list[tuple[str, dict]], profile: str, run_id: str, *, cells: bool = False) -> dict:
-    """One summary over runs (or, ``cells``, over matrix cells, each one run or a summary of its
-    repeats): per requirement the worst verdict, with counts."""
-    order: list[str] = []
-    rows_by_run = []
-    for _, summary in members:
-        rows = {r["id"]: r for r in summary.get("requirements", [])}
-        rows_by_run.append(rows)
-        order += [rid for rid in rows if rid not in order]
-    requirements = []
-    for rid in order:
-        found = [rows.get(rid) for rows in rows_by_run]
-        first = next(c for c in found if c)
-        seen = [c["verdict"] if c else "absent" for c in found]
-        decided = [v for v in seen if v in ORDER]
-        verdict = combine(decided) if decided else first["verdict"]
-        counts = Counter(seen)
-        failing = [{"run": name, "seed": summary.get("seed"), "bundle": name,
-                    "evidence": (cell or {}).get("evidence", [])[:2]}
-                   for (name, summary), cell, v in zip(members, found, seen, strict=True) if v == "fail"]
-        mixed = "pass" in seen and "fail" in seen
-        requirements.append({
-            **{k: first.get(k) for k in ("id", "strength", "text", "area", "quote", "notes")},
-            "verdict": verdict,
-            "counts": {v: f"{n}/{len(members)}" for v, n in counts.items()},
-            # over cells: intermittent within a cell's repeats; a difference between cells is not that
-            "intermittent": any((c or {}).get("intermittent") for c in found) if cells else mixed,
-            "differs_across_cells": cells and mixed,
-            "runs": dict(zip([name for name, _ in members], seen, strict=True)),
-            "failing_runs": failing,
-            "evidence": [e for f in failing for e in f["evidence"]][:3] or first.get("evidence", [])[:3],
-        })
-    verdict = combine([s["verdict"] for _, s in members])
-    reasons = [f"{name}: {s['verdict']} ({'; '.join(s.get('reasons', [])[:2])})" for name, s in members]
-    intermittent = [r["id"] for r in requirements if r["intermittent"]]
-    differing = [r["id"] for r in requirements if r["differs_across_cells"]]
-    if differing:
-        reasons.insert(0, "differs across the matrix's cells (each cell's verdict in runs; whether it is a release "
-                          f"difference: pulsar-conformance releases): {', '.join(differing)}")
-    if intermittent:
-        reasons.insert(0, f"intermittent (passed in some runs, failed in others): {', '.join(intermittent)}")
-    base = members[0][1]
-    return {
-        "format": FORMAT, "run_id": run_id, "profile": profile, "verdict": verdict, "reasons": reasons,
-        "seconds": round(sum(s.get("seconds", 0) for _, s in members), 1),
-        "interrupted": any(s.get("interrupted") for _, s in members),
-        "versions": base.get("versions"), "deployment": base.get("deployment"), "seed": base.get("seed"),
-        "product": base.get("product"), "narrowed": base.get("narrowed"), "declared": base.get("declared"),
-        "counts": {"requirements": dict(Counter(r["verdict"] for r in requirements))},
-        "requirements": requirements, "checks": [], "tests": [],
-        "series": {"runs": [{"run": name, "seed": s.get("seed"), "verdict": s["verdict"], "versions": s.get("versions"),
-                             "bundle": name, "runs": len((s.get("series") or {}).get("runs") or [None])}
-                            for name, s in members],
-                   "intermittent": intermittent, "cells": cells, "differs_across_cells": differing},
-    }
+    return exit_code(overall["verdict"], interrupted=bool(overall.get("interrupted")))
 
 
 def _write(out: Path, summary: dict) -> None:

@@ -7,7 +7,7 @@ observed (the local backend runs Apache Pulsar of the version it reports).
 The client versions are those of the pytest child, not of this process: ``--client-version``
 puts another pulsar-client first on the child's PYTHONPATH. certify writes ``client.json``
 from a probe of the child's environment before the run; loaded as a pytest plugin in the
-child (``-p pulsar_conformance.reports.identity``), this module replaces it at session end
+child (``-p pulsar_conformance.reports.runner.identity``), this module replaces it at session end
 with the client the tests actually imported.
 """
 from __future__ import annotations
@@ -111,7 +111,7 @@ def _java_client(out: Path) -> str | None:
 def product(deployment, out: Path, *, vendor: str | None = None, name: str | None = None,
             pulsar_version: str | None = None) -> dict:
     """PRODUCT.yaml: ``vendor``/``name`` (the options) win, then the deployment file's ``product:``,
-    then what the run observed; ``deployment`` is reports/request.Deployment."""
+    then what the run observed; ``deployment`` is reports/runner/request.Deployment."""
     doc = _deployment_document(deployment)
     from_file = doc.get("product") if isinstance(doc.get("product"), dict) else {}
     observed = versions(out)

@@ -1,7 +1,7 @@
 """The findings a bundle cites, written into the bundle (findings.md and findings.html), so that its report's and
 its summary's links work offline, without the suite's checkout (issue 51: "the bundle explains its FAILs").
 
-Each requirement row's findings (reports/verdicts.requirement_rows, already narrowed to the run's scope) keep
+Each requirement row's findings (reports/bundle/verdicts.requirement_rows, already narrowed to the run's scope) keep
 their place in docs/findings.md as ``source`` and point at the bundle's own page as ``href``
 (``findings.html#<anchor>``, the anchor GitHub gives the heading). Only the cited findings are copied, each
 with its whole section as docs/findings.md has it at the suite's commit.

@@ -13,118 +13,22 @@ gate, in the exit code:
   manifest (changed after certify wrote it: a hand-edited summary.json must not pass a gate), a
   summary.json with a missing or mistyped field (named), bundles of different profiles.
 
-Each bundle is checked against its manifest first, as ``results`` checks it (reports/results.load:
+Each bundle is checked against its manifest first, as ``results`` checks it (reports/bundle/reading.load_checked:
 folders, their summary.json, the .tar.gz archives, series folders through their runs); a bundle
 written before manifests is compared and said ``not verified``.
+
+The comparison and its gate are here; the command that prints them and writes the page for ``--html`` is
+reports/view/compare_page.py.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
-
 from pulsar_conformance.errors import EXIT_FAIL, EXIT_PASS, EXIT_UNKNOWN, UsageError
-from pulsar_conformance.files import check_output_path, write_atomic
-from pulsar_conformance.output import emit
 
-FORMAT = "pulsar-conformance-certification/1"
-RUN_VERDICTS = ("pass", "fail", "unknown")
+from .reading import Bundle, load_verified
+
 # verdicts that judged a requirement; anything else on a candidate (unknown, not run, absent, skipped) did not
-# "differs": a client judged on a requirement taken from another client's code (reports/verdicts.py)
+# "differs": a client judged on a requirement taken from another client's code (reports/bundle/verdicts.py)
 JUDGED = ("pass", "fail", "not applicable", "differs")
-FIX_SUMMARY = "re-run certify for this bundle; a hand-edited or truncated summary.json cannot be compared"
-
-
-@dataclass(frozen=True)
-class Bundle:
-    path: Path
-    summary: dict
-    # what its manifest said: "verified", "not verified: ..." (no manifest), None (not checked: a series'
-    # own runs, built in this process)
-    integrity: str | None = None
-
-    @property
-    def label(self) -> str:
-        versions = self.summary.get("versions") or {}
-        java = f" / java client {versions['pulsar_client_java']}" if versions.get("pulsar_client_java") else ""
-        return (f"pulsar {versions.get('pulsar') or '?'} / client {versions.get('pulsar_client_python') or '?'}{java}"
-                f" ({self.summary.get('run_id', self.path.name)})")
-
-    def verdicts(self) -> dict[str, dict]:
-        return {r["id"]: r for r in self.summary.get("requirements", []) if "id" in r}
-
-
-def load(path: str | Path) -> Bundle:
-    where = Path(path)
-    summary_file = where / "summary.json" if where.is_dir() else where
-    if not summary_file.is_file():
-        raise UsageError(f"{path}: no certification bundle here (no summary.json)",
-                         "pass the directory certify wrote (its --out), or its summary.json")
-    try:
-        summary = json.loads(summary_file.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise UsageError(f"{summary_file}: not a readable summary.json ({error})", FIX_SUMMARY) from error
-    if not isinstance(summary, dict) or summary.get("format") != FORMAT:
-        raise UsageError(f"{summary_file}: not a {FORMAT} summary (field format)",
-                         "pass bundles written by pulsar-conformance certify")
-    check_summary(summary, summary_file)
-    return Bundle(summary_file.parent, summary)
-
-
-def check_summary(summary: dict, where) -> None:
-    """Every field compare reads, present and of its type; the first that is not is named."""
-    def bad(name: str, value, expected: str):
-        got = "missing" if value is _MISSING else f"{type(value).__name__} {json.dumps(value, default=str)[:60]}"
-        return UsageError(f"{where}: field {name} is {got}, expected {expected}", FIX_SUMMARY)
-
-    def need(doc: dict, name: str, types, expected: str, prefix: str = "", optional: bool = False):
-        value = doc.get(name, _MISSING)
-        if value is _MISSING and optional:
-            return None
-        if value is _MISSING or not isinstance(value, types):
-            raise bad(prefix + name, value, expected)
-        return value
-
-    verdict = need(summary, "verdict", str, "one of " + ", ".join(RUN_VERDICTS))
-    if verdict not in RUN_VERDICTS:
-        raise bad("verdict", verdict, "one of " + ", ".join(RUN_VERDICTS))
-    need(summary, "profile", str, "a profile name")
-    need(summary, "run_id", str, "a string", optional=True)
-    need(summary, "versions", (dict, type(None)), "an object", optional=True)
-    need(summary, "narrowed", (dict, type(None)), "an object or null", optional=True)
-    need(summary, "interrupted", bool, "true or false", optional=True)
-    rows = need(summary, "requirements", list, "a list of requirement rows")
-    for i, row in enumerate(rows):
-        at = f"requirements[{i}]."
-        if not isinstance(row, dict):
-            raise bad(f"requirements[{i}]", row, "an object")
-        need(row, "id", str, "a requirement id", at)
-        need(row, "verdict", str, "a verdict", at)
-        need(row, "strength", (str, type(None)), "MUST, SHOULD or MAY", at, optional=True)
-        need(row, "text", (str, type(None)), "a string", at, optional=True)
-        evidence = need(row, "evidence", list, "a list of strings", at, optional=True)
-        for j, item in enumerate(evidence or ()):
-            if not isinstance(item, str):
-                raise bad(f"{at}evidence[{j}]", item, "a string")
-
-
-_MISSING = object()
-
-
-def load_verified(path: str | Path) -> Bundle:
-    """The bundle at ``path`` (a folder, its summary.json or its .tar.gz) once its manifest checks: a bundle
-    changed after certify wrote it is refused (exit 64), as ``results`` refuses it; ``compare`` once read
-    a hand-edited summary.json without a look at the manifest."""
-    from .results import load as load_checked  # lazy: results imports this module
-
-    where = Path(path)
-    if not where.exists():
-        raise UsageError(f"{path}: no certification bundle here (no such file or folder)",
-                         "pass the directory certify wrote (its --out), its summary.json or its .tar.gz")
-    summary, integrity = load_checked(where)
-    if where.is_file() and where.name == "summary.json":
-        where = where.parent
-    return Bundle(where, summary, "verified" if integrity.ok else integrity.text())
 
 
 def load_all(paths) -> list[Bundle]:
@@ -218,33 +122,3 @@ def text(doc: dict) -> str:
                      + ", ".join(f"[{i}] {doc['bundles'][i]['verdict']}" for i in doc["unjudged_candidates"]))
     lines.append(f"gate: {doc['verdict']}")
     return "\n".join(lines)
-
-
-def render_html(doc: dict) -> str:
-    from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
-                      autoescape=select_autoescape(["html", "j2"]))
-    return env.get_template("compare.html.j2").render(doc=doc)
-
-
-@dataclass(frozen=True)
-class CompareRequest:
-    """``compare``'s options, checked at the CLI's edge (reports/cli.py): the bundles loaded, the page's path writable."""
-
-    bundles: tuple[Bundle, ...]
-    html: Path | None = None
-    json: bool = False
-
-
-def compare_request(paths, html: str | None, json_mode: bool) -> CompareRequest:
-    target = check_output_path(html, kind="file", option="--html") if html else None
-    return CompareRequest(tuple(load_all(paths)), target, json_mode)
-
-
-def run_compare(request: CompareRequest) -> int:
-    doc = compare(list(request.bundles))
-    if request.html:
-        write_atomic(request.html, render_html(doc))
-    emit(request, doc, lambda: text(doc))
-    return gate(doc)

@@ -3,9 +3,9 @@
 SVG written by hand (no plotting library, no external asset): the report stays one file that
 renders offline, and the numbers behind each line are in the bundle's capture anyway. The
 scenario's faults are shaded and lettered and its other markers numbered as in the capture's other
-pictures (reports/plots.py: the same letters and numbers, said once in the legend under them), so
+pictures (reports/view/plots.py: the same letters and numbers, said once in the legend under them), so
 no label is printed over another or past the picture's edge. A cluster-migration capture's sends
-are counted by the cluster that stored them (reports/placement.py), not by the one every client
+are counted by the cluster that stored them (reports/view/placement.py), not by the one every client
 attached through.
 """
 from __future__ import annotations
