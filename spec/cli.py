@@ -549,7 +549,7 @@ def cmd_replay(args) -> int:
     if not isinstance(from_meta, dict):
         raise UsageError(f"{args.file}: #meta.constants is a {type(from_meta).__name__}, not a map of NAME to integer",
                          "fix the trace's #meta, or pass --const for each constant")
-    instance = {**constants(from_meta, cls, option=f"{args.file}: #meta.constants"), **given}
+    instance = {**constants(from_meta, cls, option=f"{args.file}: #meta.constants", replay=True), **given}
     mutant = meta.get("mutant") if ours else None
     if mutant is not None and (not isinstance(mutant, str) or mutant not in {m.name for m in cls.MUTANTS}):
         raise UsageError(f"{args.file}: #meta.mutant {mutant!r} is not a mutant of {cls.name}",

@@ -23,11 +23,13 @@ steps, not invariants) accepts such a file.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pulsar_conformance.files import write_atomic
 from pulsar_conformance.spec.core import itf
 from pulsar_conformance.spec.core.model import Spec, Violation
 
@@ -125,6 +127,14 @@ def save(traces: Sequence[LiveTrace], *, check: str, capture_dir: Path, bundle: 
         taken.add(name)
         path = capture_dir / FOLDER / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        itf.write(path, t.document(check=check, capture=capture))
+        write_atomic(path, _text(t.document(check=check, capture=capture)))
         written.append(path.relative_to(bundle).as_posix())
     return written
+
+
+def _text(doc: dict) -> str:
+    """The document with one state a line: a live run's trace has hundreds of states (a tenant migration's
+    arrays one value a message), which ``itf.write``'s one value a line makes several times longer."""
+    head = {k: v for k, v in doc.items() if k != "states"}
+    body = ",\n".join(json.dumps(st, separators=(",", ":")) for st in doc["states"])
+    return json.dumps(head, indent=1)[:-2] + ',\n "states": [\n' + body + "\n ]\n}\n"
