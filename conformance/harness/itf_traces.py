@@ -74,7 +74,8 @@ class LiveTrace:
 
 def from_validation(spec: Spec, result, steps: Sequence, *, part: str = "") -> LiveTrace:
     """The witness of ``interpreter.validate`` (``result``) over the observed ``steps`` (``Observed``)."""
-    notes = [(steps[n - 1].show() if n else None) for n in result.observed]
+    marks = result.observed if len(result.observed) == len(result.labels) else [0] * len(result.labels)
+    notes = [(steps[n - 1].show() if 0 < n <= len(steps) else None) for n in marks]
     rejected = None
     if not result.ok and result.failed_step is not None and result.failed_step <= len(steps):
         refused = steps[result.failed_step - 1]

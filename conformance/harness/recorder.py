@@ -88,9 +88,13 @@ class Recorder:
         run_dir = getattr(self.outcome, "run_dir", None)
         if not r.traces or self.dry or self.run is None or run_dir is None:
             return r.details
-        paths = itf_traces.save(r.traces, check=r.check, capture_dir=Path(run_dir), bundle=Path(self.run.out),
-                                taken=self._trace_names)
-        return {**r.details, "itf": paths} if paths else r.details
+        try:
+            paths = itf_traces.save(r.traces, check=r.check, capture_dir=Path(run_dir), bundle=Path(self.run.out),
+                                    taken=self._trace_names)
+        except Exception as error:  # noqa: BLE001 - a file the suite failed to write changes no verdict
+            return {**r.details, "itf_error": f"{type(error).__name__}: {error}"}
+        left = len(r.traces) - len(paths)  # past itf_traces' caps: said, not silently dropped
+        return {**r.details, **({"itf": paths} if paths else {}), **({"itf_not_saved": left} if left else {})}
 
     def _raised(self, r: Row) -> dict:
         """A judge raised: ``unknown`` for the requirements it judges, which its protocol must declare."""

@@ -24,6 +24,9 @@ from pulsar_conformance.reports.verdicts import COUNTED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rejudge"
 PROFILES = {"client-failover": EXIT_FAIL, "cluster-migration": EXIT_UNKNOWN}
+# the ITF files of the live traces judging them again writes (conformance/harness/itf_traces.py): one per
+# trace row, a Key_Shared pair's one per key (at most 4)
+TRACES = {"client-failover": 3, "cluster-migration": 16}
 
 
 def _rows(path: Path) -> list[dict]:
@@ -88,6 +91,18 @@ def test_a_recorded_bundle_is_judged_again_as_it_was_recorded(tmp_path, capsys, 
     for name in ("report.html", "requirements.junit.xml", "junit.xml"):
         assert (tmp_path / "new" / name).is_file()
     assert main(["results", str(tmp_path / "new.tar.gz"), "--json"]) == PROFILES[profile]
+    # every trace row's live trace saved again as an ITF file of the new bundle, sealed by its manifest with
+    # the rest, and a behaviour of its spec by ``spec replay`` (the recorded bundles have none of them)
+    traces = [r for r in again if r["check"].endswith("/trace")]
+    saved = [rel for r in traces for rel in r["details"]["itf"]]
+    assert len(saved) == TRACES[profile] and all(rel.startswith(r["details"]["capture"] + "/traces/")
+                                                 for r in traces for rel in r["details"]["itf"])
+    assert not any("itf" in r["details"] for r in recorded)
+    sealed = {f["path"] for f in json.loads((tmp_path / "new" / archive.MANIFEST).read_text())["files"]}
+    assert set(saved) <= sealed
+    for rel in saved:
+        spec = json.loads((tmp_path / "new" / rel).read_text())["#meta"]["spec"]
+        assert main(["spec", "replay", spec, str(tmp_path / "new" / rel)]) == 0, rel
 
 
 def test_a_judge_made_wrong_changes_the_verdicts(tmp_path, capsys, monkeypatch):
