@@ -4,7 +4,13 @@ the Java client's kill-primary history judged as ``judge BUNDLE`` judges it leav
 accepts it; a state edited in it, or a history the spec refuses, is REJECTED (exit 1)."""
 from __future__ import annotations
 
-from pulsar_conformance.conformance.protocols.client_failover import rejudge
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+from pulsar_conformance.conformance.harness import outcome as saved
+from pulsar_conformance.conformance.protocols.client_failover import explore_judge, rejudge
 from pulsar_conformance.conformance.protocols.client_failover.outcome import (
     Credentials,
     Event,
@@ -19,6 +25,8 @@ T0 = 1_700_000_000 * S
 JAVA = FailoverConfig("primary", ("s1", "s2"), interval_ms=500, variant="java", failover_delay_ms=2800,
                       switch_back_delay_ms=5000)
 ENTRY = rejudge.JUDGED[0]
+EXPLORED = rejudge.JUDGED[1]
+DATA = Path(__file__).resolve().parents[2] / "data" / "failover" / "certify-4.2.4"
 
 
 def _outcome(bundle, switch_s: float = 6.2) -> Outcome:
@@ -70,3 +78,21 @@ def test_a_failover_before_the_delay_is_saved_as_its_prefix_and_replay_says_wher
     code, said = live_itf.replay(capsys, tmp_path, saved)
     assert code == 1 and not said["ok"] and said["rejected"]["label"] == "tick", said
     assert "left the spec" in said["problem"] and "primary -> s1" in said["problem"]
+
+
+def test_an_explored_schedule_saves_the_trace_it_validated_with_the_checks_that_must_have_run(tmp_path, capsys):
+    """explore_judge validates the events with the quiet checks a fixed-rate client must have made between
+    them (more steps than trace.observed_steps): its file is that behaviour, each counted check observed."""
+    capture = tmp_path / "captures" / "x0007"
+    shutil.copytree(DATA / "java-stale-failure", capture)
+    out = dataclasses.replace(saved.load(Outcome, capture), run_dir=capture)
+    fields = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
+    end = max(e.at_ns for e in out.events) + 3 * S
+    explored = explore_judge.ExploredOutcome(**{**fields, "name": "x0007", "marks": {**out.marks, "end": end}})
+    rows = live_itf.judge_into(tmp_path, EXPLORED, explored)
+    (rel,) = live_itf.files_of(rows, "/trace")
+    code, said = live_itf.replay(capsys, tmp_path, rel)
+    assert code == 0 and said["ok"] and said["variant"] == "java", said
+    doc = json.loads((tmp_path / rel).read_text())
+    counted = [st for st in doc["states"] if "checks a client checking every" in st["#meta"].get("observed", "")]
+    assert counted and doc["#meta"]["observed_steps"] > len(out.events)
