@@ -549,7 +549,7 @@ def cmd_replay(args) -> int:
     if not isinstance(from_meta, dict):
         raise UsageError(f"{args.file}: #meta.constants is a {type(from_meta).__name__}, not a map of NAME to integer",
                          "fix the trace's #meta, or pass --const for each constant")
-    instance = {**constants(from_meta, cls, option=f"{args.file}: #meta.constants"), **given}
+    instance = {**constants(from_meta, cls, option=f"{args.file}: #meta.constants", replay=True), **given}
     mutant = meta.get("mutant") if ours else None
     if mutant is not None and (not isinstance(mutant, str) or mutant not in {m.name for m in cls.MUTANTS}):
         raise UsageError(f"{args.file}: #meta.mutant {mutant!r} is not a mutant of {cls.name}",
@@ -560,17 +560,30 @@ def cmd_replay(args) -> int:
         raise UsageError(str(error), "pass --variant/--const matching the trace") from error
     _check_trace_of(spec, doc, meta, args.file)
     report = itf.replay(spec, doc)
-    out = {**spec.identity(), "file": str(path), "ok": report.ok, "steps": report.steps, "problem": report.problem,
-           "actions": report.labels}
+    # a live trace the spec refused is saved as its accepted prefix and the refused step (#meta.rejected,
+    # conformance/harness/itf_traces.py): the prefix replays, and the answer is still the spec's REJECTED
+    rejected = meta.get("rejected") if ours and isinstance(meta.get("rejected"), dict) else None
+    ok = report.ok and rejected is None
+    problem = report.problem or (_left_the_spec(rejected, report.steps) if rejected is not None else "")
+    out = {**spec.identity(), "file": str(path), "ok": ok, "steps": report.steps, "problem": problem,
+           "actions": report.labels, **({"rejected": rejected} if rejected is not None else {})}
 
     def text():
-        if report.ok:
+        if ok:
             return f"OK: all {report.steps} step(s) of {path.name} are actions of {spec.name} ({spec.variant}): " \
                    + ", ".join(report.labels)
-        return f"REJECTED after {report.steps} accepted step(s): {report.problem}"
+        return f"REJECTED after {report.steps} accepted step(s): {problem}"
 
     emit(args, out, text)
-    return EXIT_PASS if report.ok else EXIT_FAIL
+    return EXIT_PASS if ok else EXIT_FAIL
+
+
+def _left_the_spec(rejected: dict, steps: int) -> str:
+    """Where a live trace left the spec, as its #meta.rejected says: the step after the accepted prefix."""
+    label, note = rejected.get("label") or "?", rejected.get("note") or ""
+    return (f"the live trace left the spec after these {steps} step(s): its next step, {label}"
+            + (f" [{note}]" if note else "") + ", is not one the spec allows (#meta.rejected): "
+            + str(rejected.get("problem") or "no reason recorded"))
 
 
 def _check_trace_of(spec, doc: dict, meta: dict, file: str) -> None:

@@ -43,10 +43,11 @@ def check_bounds(args) -> None:
                              f"and at most {hi:,}", f"pass e.g. {option} 60")
 
 
-def constants(items, spec_cls, option: str = "--const") -> dict[str, int]:
+def constants(items, spec_cls, option: str = "--const", *, replay: bool = False) -> dict[str, int]:
     """``NAME=N`` strings (or a NAME -> value map, from a trace's ``#meta``) as the constants of
     ``spec_cls``, each an integer within the range the spec declares (``CONSTANT_LIMITS``): a
-    large constant multiplies the states, and one below the range describes no protocol."""
+    large constant multiplies the states, and one below the range describes no protocol. ``replay``:
+    for ``spec replay``, which searches nothing, within ``REPLAY_LIMITS`` where the spec widens one."""
     pairs = []
     if isinstance(items, dict):
         pairs = [(str(k), v) for k, v in items.items()]
@@ -65,19 +66,19 @@ def constants(items, spec_cls, option: str = "--const") -> dict[str, int]:
                              f"use one of {', '.join(spec_cls.CONSTANTS)} (see 'spec list')")
         if not isinstance(value, int) or isinstance(value, bool):
             raise UsageError(f"{option}: {name} is {value!r}, not an integer",
-                             f"give {name} an integer in {_range(spec_cls, name)}")
-        lo, hi = spec_cls.CONSTANT_LIMITS[name]
+                             f"give {name} an integer in {'..'.join(map(str, _limits(spec_cls, name, replay)))}")
+        lo, hi = _limits(spec_cls, name, replay)
         if not lo <= value <= hi:
-            raise UsageError(f"{option} {name}={value} is outside {_range(spec_cls, name)}",
+            raise UsageError(f"{option} {name}={value} is outside {lo}..{hi}",
                              f"pass {name} between {lo} and {hi}: {spec_cls.name}'s states grow with it faster than "
                              "any engine can search")
         out[name] = value
     return out
 
 
-def _range(spec_cls, name: str) -> str:
-    lo, hi = spec_cls.CONSTANT_LIMITS[name]
-    return f"{lo}..{hi}"
+def _limits(spec_cls, name: str, replay: bool = False) -> tuple[int, int]:
+    wider = getattr(spec_cls, "REPLAY_LIMITS", {}) if replay else {}
+    return wider.get(name, spec_cls.CONSTANT_LIMITS[name])
 
 
 def out_path(value: str | None, option: str, suffixes: tuple[str, ...] = ()) -> Path | None:

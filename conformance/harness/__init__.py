@@ -15,6 +15,8 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
   requirement comes from (another client's code fails no client but that one), the operator
   mistakes a run is configured with, the findings that explain a failure;
 - ``projection``: a run's observed steps checked against a spec with hidden steps (trace.py's tool);
+  ``itf_traces``: the spec behaviour a trace check found, saved by the recorder as an ITF file of the
+  bundle beside its row, so ``spec replay`` checks it again;
   ``switchover``: the figures of a switch (redirect time, send gaps, duplicates after it);
 - ``deadline``: every blocking client call under a deadline, a hung one kept as evidence;
 - ``java_harness``: the suite's Java client program (Harness.java, beside it) and the command every mode of it

@@ -25,9 +25,10 @@ that explain a failure.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from ..run import VerdictUnknown, catalog_requirements, record, verdict_of
-from . import findings, hazards, sources
+from . import findings, hazards, itf_traces, sources
 from .checks import Checks, UndeclaredCheck
 from .rows import NOT_APPLICABLE, Row
 
@@ -43,6 +44,7 @@ class Recorder:
         self.client = client  # the client the scenario's checks judge (sources.CLIENTS), None: not said
         self.hazards = checks.current_hazards()
         self.rows: list[dict] = []
+        self._trace_names: set[str] = set()  # the ITF files written in the capture so far (itf_traces)
 
     def __call__(self, check: str, ok: bool | None, evidence: str, *, requirements: list[str] | None = None,
                  **details) -> None:
@@ -76,9 +78,23 @@ class Recorder:
                 self.not_applicable(r.check, r.evidence, requirements=r.requirements, **r.details)
                 written.append(self.rows[-1])
             else:
-                self(r.check, r.ok, r.evidence, requirements=r.requirements, **r.details)
+                self(r.check, r.ok, r.evidence, requirements=r.requirements, **self._traces(r))
                 written.append(self.rows[-1])
         return written
+
+    def _traces(self, r: Row) -> dict:
+        """``r``'s details, naming the ITF files of the spec behaviours its check validated, which are
+        written here (itf_traces): by the judging, never by the scenario; not by a dry recorder."""
+        run_dir = getattr(self.outcome, "run_dir", None)
+        if not r.traces or self.dry or self.run is None or run_dir is None:
+            return r.details
+        try:
+            paths = itf_traces.save(r.traces, check=r.check, capture_dir=Path(run_dir), bundle=Path(self.run.out),
+                                    taken=self._trace_names)
+        except Exception as error:  # noqa: BLE001 - a file the suite failed to write changes no verdict
+            return {**r.details, "itf_error": f"{type(error).__name__}: {error}"}
+        left = len(r.traces) - len(paths)  # past itf_traces' caps: said, not silently dropped
+        return {**r.details, **({"itf": paths} if paths else {}), **({"itf_not_saved": left} if left else {})}
 
     def _raised(self, r: Row) -> dict:
         """A judge raised: ``unknown`` for the requirements it judges, which its protocol must declare."""

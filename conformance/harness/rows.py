@@ -36,6 +36,9 @@ class Row:
     # a judge raised: ``check`` is ``<name>/raised`` (declared by no checks.py) and ``requirements``
     # are those the judge judges
     raised: bool = False
+    # the spec behaviours the check validated (itf_traces.LiveTrace), in memory: the recorder saves them
+    # as ITF files of the bundle and names them in ``details.itf``
+    traces: list = field(default_factory=list, compare=False, repr=False)
 
 
 def row(check: str, ok: bool | None, evidence: str, *, requirements: list[str] | None = None, **details) -> Row:

@@ -147,6 +147,8 @@ class ValidationResult:
     failed_step: int | None = None  # 1-based index of the first observed step nothing enables
     reached: list = field(default_factory=list)
     broken: list[tuple[int, str]] = field(default_factory=list)
+    # per label: the 1-based observed step it is, or 0 for a hidden step the validator filled in
+    observed: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -207,7 +209,7 @@ def validate(spec: Spec, observed: list[str | Observed], hidden: tuple[str, ...]
         frontier = after
     best = min(frontier.values(), key=lambda n: n.hidden)
     states, labels, broken = _witness(spec, best, checked)
-    return ValidationResult(True, len(steps), states, labels, best.hidden, broken=broken)
+    return ValidationResult(True, len(steps), states, labels, best.hidden, broken=broken, observed=_observed(best))
 
 
 def _hidden_closure(spec: Spec, frontier: dict, grounds: tuple[GroundAction, ...], bound: int,
@@ -241,9 +243,18 @@ def _witness(spec: Spec, node: _Node, checked) -> tuple[list, list[str], list[tu
     return [n.state for n in path], [n.label for n in path[1:]], broken
 
 
+def _observed(node: _Node) -> list[int]:
+    """Per step of the witness ending at ``node``: the observed step it is (1-based), 0 when hidden."""
+    out = []
+    while node.parent is not None:
+        out.append(node.observed if node.observed > node.parent.observed else 0)
+        node = node.parent
+    return out[::-1]
+
+
 def _failed(spec: Spec, frontier: dict, closure: list[_Node], index: int, problem: str, checked) -> ValidationResult:
     """The witness up to the last observed step accepted, and every state reachable after it."""
     last = min(frontier.values(), key=lambda n: n.hidden)
     states, labels, broken = _witness(spec, last, checked)
     return ValidationResult(False, index, states, labels, last.hidden, problem, index + 1,
-                            [n.state for n in closure], broken)
+                            [n.state for n in closure], broken, _observed(last))

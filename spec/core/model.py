@@ -210,6 +210,9 @@ class Spec:
     # name -> (lowest, highest) a user may ask for (--const, a trace's #meta): states grow
     # exponentially with most constants, so past a point no engine finishes; every constant has one
     CONSTANT_LIMITS: dict[str, tuple[int, int]] = {}
+    # wider limits for ``spec replay`` where a trace needs them (none searches: a replay is as long as its
+    # trace): a live trace is validated with the spec sized to the run (conformance/harness/itf_traces.py)
+    REPLAY_LIMITS: dict[str, tuple[int, int]] = {}
     Z3_BITS: int = 16  # width of the z3 encoding's numbers (signed bit-vectors); 0 = unbounded Int
     MUTANTS: tuple[Mutant, ...] = ()
     # behaviours may end: a state with no enabled action is final, not a deadlock (Hypothesis stutters there)

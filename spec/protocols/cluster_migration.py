@@ -56,6 +56,8 @@ class ClusterMigration(Spec):
     # and Hypothesis' time here goes to shrinking long failing programs
     CONSTANTS = {"MESSAGES": 2, "REMOTE": 2}
     CONSTANT_LIMITS = {"MESSAGES": (1, 6), "REMOTE": (0, 4)}
+    # a live pair is validated over a window of messages around the switch (6 + 6 by default)
+    REPLAY_LIMITS = {"MESSAGES": (1, 64)}
     MUTANTS = (
         Mutant("redirect-consumer-with-backlog", "redirects the consumer before it has read everything in blue",
                ("drained_before_green", "consumer_on_green_has_drained_blue"), "auto-create"),

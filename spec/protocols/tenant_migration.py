@@ -46,6 +46,8 @@ class TenantMigration(Spec):
     DEFAULT_VARIANT = "markdelete-only"
     CONSTANTS = {"MESSAGES": 3}
     CONSTANT_LIMITS = {"MESSAGES": (1, 6)}
+    # a live run is replayed with every message it published (the scenarios publish 200)
+    REPLAY_LIMITS = {"MESSAGES": (1, 4096)}
     ENDS = True  # a migration ends: A retired
     MUTANTS = (
         Mutant("sync-beyond-markdelete", "B's markDeletePosition moves to the newest snapshot even past A's",

@@ -15,8 +15,9 @@ PROTOCOLS = ROOT / "conformance" / "protocols"
 # modules a test module runs things with besides scenario.py (where a package has them)
 RUNNERS = ("scenario", "existing_data", "cleanup", "unloads", "ttl", "levels", "clients", "credentials", "site",
            "stores", "clusters", "observe")
-# what they must not reach: a judge, Spark's check, the step that judges after them
-JUDGES = {"judge", "explore_judge", "spark_checks", "afterwards", "record", "rejudge", "trace"}
+# what they must not reach: a judge, Spark's check, the step that judges after them (itf_traces: the
+# ITF files of the validated traces are written by the judging afterwards)
+JUDGES = {"judge", "explore_judge", "spark_checks", "afterwards", "record", "rejudge", "trace", "itf_traces"}
 # judging done by a call: Spark's verdict, a trace's validation, a judge's figures
 JUDGING_CALLS = {"spark_verdict", "validation", "producer_figures", "subscription_figures", "with_figures",
                  "figures", "figures_of", "registrations", "registered", "validated", "validate_events"}

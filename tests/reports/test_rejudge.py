@@ -34,6 +34,12 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "rejudge"
 PROFILES = {"client-failover": (EXIT_FAIL, 0), "cluster-migration": (EXIT_UNKNOWN, 0),
             "geo-replication": (EXIT_PASS, 0), "metadata-migration": (EXIT_FAIL, 3), "policy-sync": (EXIT_FAIL, 0),
             "tenant-migration": (EXIT_PASS, 0)}
+# the ITF files of the live traces judging them again writes (conformance/harness/itf_traces.py): one per
+# trace row (a Key_Shared pair's one per key, at most 4; a metadata-migration phases row's one per variant)
+# (geo-replication has no spec; policy-sync's replayed counterexample is one per variant, and the as-proposed
+# variant refuses the divergence the clusters showed: that file is the accepted prefix, its #meta.rejected set)
+TRACES = {"client-failover": 3, "cluster-migration": 16, "geo-replication": 0, "metadata-migration": 8,
+          "policy-sync": 2, "tenant-migration": 6}
 
 
 def _rows(path: Path) -> list[dict]:
@@ -99,6 +105,19 @@ def test_a_recorded_bundle_is_judged_again_as_it_was_recorded(tmp_path, capsys, 
     for name in ("report.html", "requirements.junit.xml", "junit.xml"):
         assert (tmp_path / "new" / name).is_file()
     assert main(["results", str(tmp_path / "new.tar.gz"), "--json"]) == exit_code
+    # every trace row's live trace saved again as an ITF file of the new bundle, sealed by its manifest with
+    # the rest, and a behaviour of its spec by ``spec replay`` (the recorded bundles have none of them)
+    traces = [r for r in again if r["details"].get("itf")]
+    saved = [rel for r in traces for rel in r["details"]["itf"]]
+    assert len(saved) == TRACES[profile] and all(rel.startswith(r["details"]["capture"] + "/traces/")
+                                                 for r in traces for rel in r["details"]["itf"])
+    assert not any("itf" in r["details"] for r in recorded)
+    sealed = {f["path"] for f in json.loads((tmp_path / "new" / archive.MANIFEST).read_text())["files"]}
+    assert set(saved) <= sealed
+    for rel in saved:
+        meta = json.loads((tmp_path / "new" / rel).read_text())["#meta"]
+        # a trace the spec accepted replays OK (exit 0); one it refused, REJECTED where it left the spec (exit 1)
+        assert main(["spec", "replay", meta["spec"], str(tmp_path / "new" / rel)]) == (1 if meta.get("rejected") else 0), rel
 
 
 # the judge modules of the bundles kept from whole live certifications, each made wrong the same way below

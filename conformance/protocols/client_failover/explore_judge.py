@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 
 from pulsar_conformance.spec.core.interpreter import Observed
 
-from ...harness import projection
+from ...harness import itf_traces, projection
 from ...harness.rows import Row, judges
 from . import judge as failover
 from . import trace
@@ -287,6 +287,9 @@ def _judged(out: Outcome, prefix: str):
     rows = failover.common(replace(out, validation=v), prefix, requirements or ["PIP121-R01"])
     for r in rows:
         if r.check == f"{prefix}/trace":
+            # the behaviour saved beside the row is the one validated here: with the checks that must have run
+            steps, _ = steps_of(out.events, out.config, out.start_ns, out.marks.get("end"))
+            r.traces = [itf_traces.from_validation(trace.spec_for(out.config), v, steps)]
             if not requirements:
                 continue  # no requirement's state reached: the trace passed, but judged nothing
             if late:  # the client's own log shows fewer checks than were counted: the count is not Pulsar's failure

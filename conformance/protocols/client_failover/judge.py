@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from ...harness import evidence as captured
 from ...harness import switchover
+from ...harness.itf_traces import attach
 from ...harness.rows import Row, charged, judges, row, same_event
 from . import trace
 from .outcome import Event, FailoverConfig, Outcome
@@ -42,8 +43,9 @@ def validation(out: Outcome):
 def common(out: Outcome, prefix: str, requirements: list[str]) -> list[Row]:
     """A scenario with switches: the trace is a behaviour of the spec; nothing acknowledged was lost."""
     v = validation(out)
-    rows = [row(f"{prefix}/trace", v.ok, trace.evidence(v, out.events, out.start_ns, out.config.variant),
-                requirements=requirements, hidden_checks=v.hidden_steps, switches=len(out.switches()))]
+    rows = [attach(row(f"{prefix}/trace", v.ok, trace.evidence(v, out.events, out.start_ns, out.config.variant),
+                       requirements=requirements, hidden_checks=v.hidden_steps, switches=len(out.switches())),
+                   trace.live_trace(out, v))]
     apart = trace.switches_apart(out.events, out.config)
     if apart is not None:  # a scenario with one switch says nothing about two
         rows.append(row(f"{prefix}/switches-apart", *apart))
@@ -197,8 +199,8 @@ def credentials(out: Outcome, prefix: str):
     yield row(f"{prefix}/target-credentials", ok, said, ok_after_switch=c.ok_after_switch,
               errors_after_switch=c.errors_after_switch, stored_on_s1=c.stored_on_target)
     v = validation(out)
-    yield row(f"{prefix}/trace", v.ok, trace.evidence(v, out.events, out.start_ns),
-              requirements=["PIP121-R01", "PIP121-R04"], hidden_checks=v.hidden_steps)
+    yield attach(row(f"{prefix}/trace", v.ok, trace.evidence(v, out.events, out.start_ns),
+                     requirements=["PIP121-R01", "PIP121-R04"], hidden_checks=v.hidden_steps), trace.live_trace(out, v))
 
 
 # ------------------------------------------------------------------ the Java client's scenarios
@@ -297,8 +299,9 @@ def java_paused_primary(out: Outcome, prefix: str):
     yield paused_primary_row(out, prefix)
     # nothing the probe sees happened: a switch here would be a failover without a failure
     v = validation(out)
-    yield row(f"{prefix}/trace", v.ok, trace.evidence(v, out.events, out.start_ns, "java"),
-              requirements=["PIP121-R04"], hidden_checks=v.hidden_steps, switches=len(out.switches()))
+    yield attach(row(f"{prefix}/trace", v.ok, trace.evidence(v, out.events, out.start_ns, "java"),
+                     requirements=["PIP121-R04"], hidden_checks=v.hidden_steps, switches=len(out.switches())),
+                 trace.live_trace(out, v))
 
 
 @judges("PIP121-R03", "PIP121-R04", "PIP121-R08", *COMMON)

@@ -19,7 +19,7 @@ import itertools
 from pulsar_conformance.spec.core.interpreter import Observed, ValidationResult
 from pulsar_conformance.spec.protocols.client_failover import ClientFailover
 
-from ...harness import projection
+from ...harness import itf_traces, projection
 from .outcome import Event, FailoverConfig, Outcome
 
 ACTIONS = {"down": "go_down", "up": "come_up", "point": "admin_points_to"}
@@ -106,3 +106,11 @@ def validation(out: Outcome) -> ValidationResult | None:
     if out.controlled and out.config.variant != "controlled":
         return None
     return validate_events(out.events, out.config, out.start_ns)
+
+
+def live_trace(out: Outcome, result: ValidationResult | None) -> itf_traces.LiveTrace | None:
+    """The behaviour ``validation(out)`` found (``result``), to save as an ITF file of the bundle: the
+    observed steps with the hidden checks it filled in (the spec and steps are those it validated)."""
+    if result is None or not result.states:
+        return None
+    return itf_traces.from_validation(spec_for(out.config), result, observed_steps(out.events, out.config, out.start_ns))

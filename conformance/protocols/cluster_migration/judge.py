@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from ...harness import evidence, slog, switchover
+from ...harness.itf_traces import attach
 from ...harness.rows import Row, charged, judges, not_applicable, row, same_event
 from . import trace
 from .outcome import (
@@ -413,8 +414,8 @@ def traces(out: Outcome, prefix: str, *, latest: frozenset[str] = frozenset(),
                 crossed = read.get(subscription, 0) > 0
                 evidence = r["evidence"] + ("" if crossed or ok is False else
                                             "; nothing was read from green, so the switch was not observed")
-                yield row(f"{prefix}/{r['check']}", ok if crossed or ok is False else None, evidence, requirements=r["requirements"],
-                    **r["figures"])
+                yield attach(row(f"{prefix}/{r['check']}", ok if crossed or ok is False else None, evidence,
+                                 requirements=r["requirements"], **r["figures"]), *r["traces"])
 
 
 def resources_on_green(prefix: str, auto: dict, missing: dict, lost: int, stranded: list[str]) -> Row:
@@ -478,7 +479,12 @@ class PairVerdict:
         return {"check": self.check, "ok": self.ok, "evidence": self.evidence, "modelled": self.modelled,
                 "requirements": self.requirements,
                 "topic": self.topic, "producer": self.producer, "subscription": self.subscription,
-                "figures": self.figures()}
+                "figures": self.figures(), "traces": self.witnesses()}
+
+    def witnesses(self) -> list:
+        """The spec behaviours its parts validated (itf_traces.LiveTrace, in memory), those that left the
+        spec first: a Key_Shared pair has one per key, and the recorder saves the first few."""
+        return [p.witness for p in sorted(self.parts, key=lambda p: p.ok is not False) if p.witness is not None]
 
 
 def judge_pair(run: CapturedRun, topic: str, producer: str, subscription: str, *, variant: str = "auto-create",

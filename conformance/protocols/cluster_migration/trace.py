@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pulsar_conformance.spec.core.interpreter import Observed
 from pulsar_conformance.spec.protocols.cluster_migration import BLUE, GREEN, ClusterMigration
 
-from ...harness import projection
+from ...harness import itf_traces, projection
 from .outcome import CapturedRun, Placement
 
 OBSERVED_ACTIONS = ("publish", "consume", "producer_redirect")
@@ -232,6 +232,8 @@ class TraceVerdict:
     variant: str = "auto-create"
     finding: str = ""  # what the failed step shows: order, drain, loss, redelivery, placement
     requirements: list[str] = field(default_factory=lambda: list(REQUIREMENTS))
+    # the spec behaviour validated (hidden steps filled in), saved as an ITF file of the bundle
+    witness: itf_traces.LiveTrace | None = field(default=None, compare=False, repr=False)
 
     def figures(self) -> dict:
         return {"messages": self.messages, "from_blue": self.from_blue, "from_green": self.from_green,
@@ -294,6 +296,7 @@ def validate_projection(p: Projection, *, variant: str = "auto-create", max_hidd
     hidden = set(hidden_actions(spec))
     base.hidden = dict(Counter(label.split("(")[0] for label in result.labels if label.split("(")[0] in hidden))
     base.state = spec.show_state(result.states[-1])
+    base.witness = itf_traces.from_validation(spec, result, p.steps, part=f"key-{p.key}" if p.key else "")
     if not result.ok:
         base.problem, base.step = result.problem, result.failed_step
         base.step_event = p.steps[result.failed_step - 1].note if result.failed_step else ""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from ...harness.itf_traces import attach
 from ...harness.rows import Row, charged, from_judge, row, same_event
 from . import trace
 from .outcome import Outcome
@@ -448,7 +449,8 @@ def judge(out: Outcome) -> list[Row]:
     for check in out.judged:
         name = f"{prefix}/{check}"
         if check == "phases":
-            rows.append(row(name, *phases_with_trace(doc)))
+            ok, said, witnesses = phases_and_trace(doc)
+            rows.append(attach(row(name, ok, said), *witnesses))
         elif check == "data-plane":
             rows.append(from_judge(name, data_plane, doc, out.verdict))
         elif check == "read-only-window":
@@ -501,14 +503,15 @@ ON_PHASES = ("phases", "writes-refused", "ephemerals-recreated", "versions-prese
              "read-only-window")
 
 
-def phases_with_trace(doc: dict) -> tuple[bool | None, str]:
+def phases_and_trace(doc: dict) -> tuple[bool | None, str, list]:
     """R01: the phases in the PIP's order, and the observed trace (faults included) a behaviour of
-    the spec as proposed (trace.py); what 5.0.0-M1's model says of it is in the evidence too."""
+    the spec as proposed (trace.py); what 5.0.0-M1's model says of it is in the evidence too. With the
+    behaviours the trace's validation found (itf_traces.LiveTrace), saved beside the row."""
     ok, said = phases(doc)
-    behaves, trace_said = trace.evidence(doc)
+    behaves, trace_said, witnesses = trace.checked(doc)
     if ok is not None and behaves is not None:
         ok = ok and behaves
-    return ok, f"{said}; {trace_said}"
+    return ok, f"{said}; {trace_said}", witnesses
 
 
 # the checks judged by a function of the record alone

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pulsar_conformance.spec.core.interpreter import Observed, ValidationResult
 from pulsar_conformance.spec.protocols.metadata_migration import FAILED, MetadataMigration
 
-from ...harness import projection
+from ...harness import itf_traces, projection
 
 ACTION = {"PREPARATION": "start", "COPYING": "begin_copy", "COMPLETED": "complete", "FAILED": "fail"}
 FAULT = {"oxia": "target_lost", "coordinator": "coordinator_crash"}
@@ -55,15 +55,24 @@ def validate(doc: dict, variant: str) -> ValidationResult:
 
 def evidence(doc: dict) -> tuple[bool | None, str]:
     """Is what was observed a behaviour of the PIP (as-proposed)? And of 5.0.0-M1's model?"""
+    verdict, said, _ = checked(doc)
+    return verdict, said
+
+
+def checked(doc: dict) -> tuple[bool | None, str, list[itf_traces.LiveTrace]]:
+    """``evidence``, with the behaviour each variant's validation found (as-proposed's first), to save
+    as ITF files of the bundle."""
     steps = observed_steps(doc)
     if not steps:
-        return None, "no phase change observed"
+        return None, "no phase change observed", []
     shown = ", ".join(s.label for s in steps)
-    said = []
+    said, witnesses = [], []
     verdict = None
     for variant in ("as-proposed", "as-implemented"):
-        result = validate(doc, variant)
+        spec = MetadataMigration(variant=variant)
+        result = projection.check(projection.Projected(spec, steps, hidden=HIDDEN))
         if variant == "as-proposed":
             verdict = result.ok
+        witnesses.append(itf_traces.from_validation(spec, result, steps, part=variant))
         said.append(f"{variant}: {'a behaviour' if result.ok else 'NOT a behaviour (' + str(result.problem)[:200] + ')'}")
-    return verdict, f"trace [{shown}] against the spec: {'; '.join(said)}"
+    return verdict, f"trace [{shown}] against the spec: {'; '.join(said)}", witnesses

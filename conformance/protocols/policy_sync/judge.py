@@ -4,6 +4,7 @@ gives every row of a scenario: the checks its outcome asks for (``judged``), the
 counterexample's comparison, or publish-before-write."""
 from __future__ import annotations
 
+from ...harness.itf_traces import attach
 from ...harness.rows import Row, from_judge, row
 from . import trace
 from .outcome import ABSENT, Enabling, Outcome, SyncerStats
@@ -193,20 +194,20 @@ def replayed(out: Outcome) -> Row:
     """The spec's counterexample replayed (trace.py): converged, with what as-implemented and
     as-proposed predict for the order that really ran."""
     spec_trace, realized = out.counterexample["trace"], out.counterexample["realized"]
-    allowed, predicted, problem = trace.predict("as-implemented", realized)
+    allowed, predicted, problem, implemented = trace.predicted("as-implemented", realized)
     to_spec = {real: spec for spec, real in out.counterexample["clusters"].items()}
     observed = {to_spec[c]: v for c, v in out.final.items() if c in to_spec}
-    proposed_ok, proposed, proposed_problem = trace.predict("as-proposed", realized)
+    proposed_ok, proposed, proposed_problem, as_proposed = trace.predicted("as-proposed", realized)
     as_spec = {c: predicted[to_spec[c]] for c in out.clusters}
     matches = observed == predicted
     ok, said = converged(out)
     said = (f"{said}. Spec counterexample ({len(spec_trace)} steps: {'; '.join(spec_trace)}) replayed as "
             f"[{'; '.join(realized)}]; as-implemented predicts {as_spec}, the clusters hold {out.final}: "
             f"{'the divergence the spec predicts' if matches and len(set(predicted.values())) > 1 else 'as predicted' if matches else 'NOT what the spec predicts'}")
-    return row(f"policy-sync/{out.name}/converged", ok, said, trace=spec_trace, realized=realized,
-               moved=out.counterexample["moved"], spec_allows=allowed, spec_problem=problem, spec_final=as_spec,
-               matches_spec=matches, as_proposed_allows=proposed_ok, as_proposed_problem=proposed_problem,
-               as_proposed_final={c: proposed[to_spec[c]] for c in out.clusters})
+    return attach(row(f"policy-sync/{out.name}/converged", ok, said, trace=spec_trace, realized=realized,
+                      moved=out.counterexample["moved"], spec_allows=allowed, spec_problem=problem, spec_final=as_spec,
+                      matches_spec=matches, as_proposed_allows=proposed_ok, as_proposed_problem=proposed_problem,
+                      as_proposed_final={c: proposed[to_spec[c]] for c in out.clusters}), implemented, as_proposed)
 
 
 def enabled_by_setting(before: dict, after: dict, how: str, writer: str) -> Row:

@@ -27,6 +27,7 @@ from pulsar_conformance.spec.core.explorer import explore
 from pulsar_conformance.spec.core.interpreter import replay
 from pulsar_conformance.spec.protocols.policy_sync import PolicySync
 
+from ...harness import itf_traces
 from .outcome import Step
 
 _LABEL = re.compile(r"^(\w+)\((.*)\)$")
@@ -153,8 +154,15 @@ def _check_batch(actions, i: int, later: str, c: str, trace: list[str]) -> None:
 
 def predict(variant: str, labels: list[str]) -> tuple[bool, dict[str, int], str]:
     """Does ``variant`` allow ``labels``, and with which final value per spec cluster?"""
+    ok, values, problem, _ = predicted(variant, labels)
+    return ok, values, problem
+
+
+def predicted(variant: str, labels: list[str]) -> tuple[bool, dict[str, int], str, itf_traces.LiveTrace]:
+    """``predict``, with the realized order as a behaviour of ``variant`` (up to a step it refuses), to
+    save as an ITF file of the bundle: every step is one the real clusters ran."""
     spec = PolicySync(variant=variant)
     result = replay(spec, labels)
     final = result.states[-1]
     values = dict(zip(spec.clusters.names, final.value, strict=True))
-    return result.ok, values, result.problem
+    return result.ok, values, result.problem, itf_traces.from_replay(spec, result, labels, part=variant)

@@ -8,6 +8,7 @@ from collections import Counter
 
 from ...harness import evidence
 from ...harness.hazards import Hazard
+from ...harness.itf_traces import attach
 from ...harness.rows import Row, charged, from_judge, not_applicable, row, same_event
 from . import trace
 from .outcome import (
@@ -77,11 +78,12 @@ def judge(out: Outcome) -> list[Row]:
     replayed = trace.replay(out.columns, out.topic, out.a_cursor.get("markDeletePosition"),
                             out.b_cursor.get("markDeletePosition"), out.b_positions, f.duplicates)
     caught_up = f.b_caught_up_s is not None or f.replicator_at_switch is None
-    rows.append(row(f"{prefix}/trace", replayed.ok if caught_up else None,
-                    replayed.text if caught_up else
-                    f"not judged: B never held every entry A had before the switch; {replayed.text}",
-                    requirements=list(replayed.requirements),
-                    spec_dup=replayed.spec_dup, spec_md_a=replayed.spec_md_a, steps=replayed.steps))
+    rows.append(attach(row(f"{prefix}/trace", replayed.ok if caught_up else None,
+                           replayed.text if caught_up else
+                           f"not judged: B never held every entry A had before the switch; {replayed.text}",
+                           requirements=list(replayed.requirements),
+                           spec_dup=replayed.spec_dup, spec_md_a=replayed.spec_md_a, steps=replayed.steps),
+                       replayed.witness))
     return rows
 
 

@@ -15,13 +15,13 @@ Positions become message counts: a markDeletePosition covers the messages stored
 (A's from the producer's acknowledged message ids, B's from the reader's view of B)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pulsar_conformance.spec.core.backend import CONCRETE
 from pulsar_conformance.spec.core.interpreter import apply, find_ground, initial_state, violated
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 
-from ...harness import evidence
+from ...harness import evidence, itf_traces
 from .outcome import position
 
 
@@ -35,6 +35,8 @@ class Replay:
     # what a disagreement is about: progress synced past A's acknowledgements (TM-R02), or the
     # duplicates and A's markDeletePosition differing from the spec's (TM-R04)
     requirements: tuple[str, ...] = ("TM-R02", "TM-R04")
+    # the steps replayed as a spec behaviour (the filled-in witness included), saved as an ITF file
+    witness: itf_traces.LiveTrace | None = field(default=None, compare=False, repr=False)
 
 
 def covered(positions: dict[str, str | None], markdelete: str | None) -> int | None:
@@ -82,23 +84,39 @@ def replay(columns: dict, topic: str, a_markdelete: str | None, b_markdelete: st
     # the run measures, not a disagreement
     kept = tuple(i for i in spec.invariants if spec.expectation(i) == "holds")
     state = initial_state(spec)
+    states = [state]
+
+    def witness(rejected: str = "", broken: tuple = ()) -> itf_traces.LiveTrace:
+        done = len(states) - 1
+        t = itf_traces.LiveTrace(spec, list(states), steps[:done], [s if _observed(s) else None for s in steps[:done]],
+                                 "replay", broken=[(done, name) for name in broken])
+        if rejected:
+            t.rejected = {"step": done + 1, "label": steps[done], "note": "", "problem": rejected}
+        return t
+
     for i, label in enumerate(steps, 1):
         nxt = apply(spec, state, find_ground(spec, label))
         if nxt is None:
             why = (f"B's markDeletePosition covers {b_count} messages, A's acknowledged prefix only "
                    f"{spec.md_a(state, CONCRETE)}" if label == "sync_markdelete" else "")
-            return Replay(False, f"not a behaviour of the spec (markdelete-only, {n} messages): step {i} of "
-                                 f"{len(steps)}, {label}, is not enabled{': ' + why if why else ''}", i - 1,
-                          requirements=("TM-R02",))
+            said = (f"not a behaviour of the spec (markdelete-only, {n} messages): step {i} of "
+                    f"{len(steps)}, {label}, is not enabled{': ' + why if why else ''}")
+            return Replay(False, said, i - 1, requirements=("TM-R02",), witness=witness(said))
         state = nxt
+        states.append(state)
         broken = violated(spec, state, kept)
         if broken:
             return Replay(False, f"step {i} ({label}) breaks {', '.join(broken)}, which the spec says holds", i,
-                          requirements=("TM-R02",))
+                          requirements=("TM-R02",), witness=witness(broken=tuple(broken)))
     md_a = spec.md_a(state, CONCRETE)
     agree = state.dup == measured_dup and md_a == a_count
     return Replay(agree, (f"{len(steps)} steps replayed through the spec (markdelete-only, {n} messages; "
                           f"B's markDeletePosition covers {b_count}): the spec's A markDeletePosition covers {md_a} "
                           f"(observed {a_count}), its switch redelivers {state.dup} acknowledged messages "
                           f"(measured {measured_dup})" + ("" if agree else ": the run and the spec disagree")),
-                  len(steps), state.dup, md_a, ("TM-R02", "TM-R04") if agree else ("TM-R04",))
+                  len(steps), state.dup, md_a, ("TM-R02", "TM-R04") if agree else ("TM-R04",), witness())
+
+
+def _observed(label: str) -> bool:
+    """A step the run observed (a send, a first acknowledgement); the others are the filled-in witness."""
+    return label == "publish" or label.startswith("ack(")

@@ -83,8 +83,11 @@ def build(profile: str, spec: dict, out: Path) -> None:
             if theirs != {r["check"]: r["verdict"] for r in made}:
                 sys.exit(f"{profile}/{name}: today's judges give {[(r['check'], r['verdict']) for r in made]}, the "
                          f"recorded run {sorted(theirs.items())}: not building a bundle that disagrees")
-            # the row as the live recorder wrote it, its verdict the recorded one and its evidence not kept
-            rows += [dict(r, verdict=recorded[r["check"]], evidence=EVIDENCE) for r in made]
+            # the row as the live recorder wrote it, its verdict the recorded one and its evidence not kept; the
+            # live runs saved no ITF file of their traces (details.itf, written into the scratch copy here), so
+            # the rows name none: `judge BUNDLE` writes them (tests/reports/test_rejudge.py)
+            rows += [dict(r, verdict=recorded[r["check"]], evidence=EVIDENCE,
+                          details={k: v for k, v in r["details"].items() if k != "itf"}) for r in made]
     (out / "checks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     _junit(out, rows, checks_of)
     tests = read_junit(out / "junit.xml")
