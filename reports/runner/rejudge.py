@@ -47,6 +47,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pulsar_conformance import __version__
+from pulsar_conformance.conformance.harness import itf_traces
 from pulsar_conformance.conformance.harness import rejudge as harness
 from pulsar_conformance.conformance.profiles import PROFILES
 from pulsar_conformance.conformance.run import CertifyRun
@@ -125,6 +126,7 @@ def rejudge(bundle_path: str | Path, out: str | Path | None = None, *, say=lambd
     made = _first_missing(staging)  # removed again, with what it holds, if anything goes wrong
     try:
         integrity = _stage(source, staging)
+        _drop_judged_traces(staging)
         summary = _rejudge_staged(staging, source, target, integrity, say)
         archive.write_manifest(staging)  # before the rename: the folder's name is in no file it hashes
         if target.exists():
@@ -187,6 +189,15 @@ def _target(source: Path, out: str | Path | None) -> Path:
         raise UsageError(f"--out {out}: {beside} exists, and the new bundle's archive is written there",
                          f"remove {beside}, or pass another --out")
     return target
+
+
+def _drop_judged_traces(staging: Path) -> None:
+    """The live traces' ITF files an earlier judging wrote (captures/*/traces/, harness/itf_traces.py) are its
+    output, not the run's record: removed from the copy, so the new bundle holds those today's judges write
+    and none a fixed judge no longer does."""
+    for folder in (staging / "captures").glob(f"*/{itf_traces.FOLDER}"):
+        if folder.is_dir():
+            shutil.rmtree(folder)
 
 
 def _stage(source: Path, staging: Path) -> archive.Integrity:

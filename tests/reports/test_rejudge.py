@@ -376,3 +376,17 @@ def test_an_empty_out_folder_is_used(tmp_path, capsys):
     code, doc = _judge(str(DATA / "client-failover"), "--out", str(tmp_path / "new"), capsys=capsys)
     assert code == EXIT_FAIL and archive.verify(tmp_path / "new").ok
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "new.tar.gz"]  # no staging folder left
+
+
+def test_trace_files_an_earlier_judging_wrote_are_not_carried_into_the_new_bundle(tmp_path, capsys):
+    """A bundle judged before holds the ITF files of that judging; judging it again writes today's and drops
+    one a fixed judge no longer writes (a stale file would be replayed as if today's judge had made it)."""
+    bundle = _copy(tmp_path, "client-failover")
+    stale = bundle / "captures" / "java-controlled" / "traces" / "gone.itf.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    archive.write_manifest(bundle)
+    code, _doc = _judge(str(bundle), "--out", str(tmp_path / "new"), capsys=capsys)
+    assert code == EXIT_FAIL
+    written = sorted(p.name for p in (tmp_path / "new" / "captures").glob("*/traces/*"))
+    assert "gone.itf.json" not in written and len(written) == TRACES["client-failover"]
