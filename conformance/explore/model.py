@@ -155,18 +155,30 @@ def spec_abstract_states(spec: Spec, vocabulary: Vocabulary, max_states: int = 2
 class AdapterBase:
     """What every live adapter (conformance/protocols/<p>/explore.py) starts with: the deployment it performs
     steps on, where schedules are recorded, the spec it tracks, and the vocabulary narrowed to what the
-    deployment can do (``usable``: a protocol with more rules overrides it)."""
+    deployment can do (``usable``: a protocol with more rules overrides it).
+
+    An adapter declares what it explores in its class line, ``class Adapter(AdapterBase, protocol=PROTOCOL,
+    vocabulary=VOCABULARY, spec=spec)``: the profile, its tester steps, and the function that makes the spec it
+    tracks (a fresh one per adapter: a spec holds its constants)."""
 
     protocol: str
     vocabulary: Vocabulary
 
+    def __init_subclass__(cls, *, protocol: str | None = None, vocabulary: Vocabulary | None = None, spec=None,
+                          **kwargs):
+        # a subclass of an adapter (a test's planted defect) keeps what its parent declared
+        super().__init_subclass__(**kwargs)
+        if protocol is not None:
+            cls.protocol = protocol
+        if vocabulary is not None:
+            cls.vocabulary = vocabulary
+        if spec is not None:
+            cls._make_spec = staticmethod(spec)
+
     def __init__(self, deployment, run_dir, capabilities: frozenset):
         self.deployment, self.run_dir = deployment, run_dir
-        self.spec = self.new_spec()
+        self.spec = self._make_spec()
         self.vocabulary = self.usable(capabilities)
-
-    def new_spec(self):
-        raise NotImplementedError(f"{type(self).__name__} names no spec")
 
     def usable(self, capabilities: frozenset) -> Vocabulary:
         return type(self).vocabulary.usable(capabilities)

@@ -168,11 +168,7 @@ def outcome_of(name: str, run_dir: Path, start_ns: int, faults: list[Event], swi
                            marks=dict(marks), columns=columns)
 
 
-class Adapter(AdapterBase):
-    protocol = PROTOCOL
-    vocabulary = VOCABULARY
-    new_spec = staticmethod(spec)
-
+class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
         super().__init__(deployment, run_dir, capabilities)
         self.paused: set[str] = set()  # clusters a session left paused (resumed before the next one)

@@ -228,11 +228,7 @@ def _migrated_on(blue, topic: str) -> bool:
     return levels.topic_migrated(observe.topic_state(blue, topic))
 
 
-class Adapter(AdapterBase):
-    protocol = PROTOCOL
-    vocabulary = VOCABULARY
-    new_spec = staticmethod(spec)
-
+class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
         super().__init__(deployment, run_dir, capabilities)
         self.blue, self.green = deployment.clusters["blue"], deployment.clusters["green"]

@@ -406,11 +406,7 @@ def narrowed(vocabulary: Vocabulary, allows) -> Vocabulary:
     return dataclasses.replace(vocabulary, faults=tuple(fault(f) for f in vocabulary.faults), allows=allows)
 
 
-class Adapter(AdapterBase):
-    protocol = PROTOCOL
-    vocabulary = VOCABULARY
-    new_spec = staticmethod(spec)
-
+class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
     def __init__(self, deployments, run_dir: Path, capabilities: frozenset):
         super().__init__(deployments, run_dir, capabilities)
         self.deployments = deployments  # a deployment per schedule (Deployments), not one shared

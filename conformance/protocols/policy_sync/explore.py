@@ -167,11 +167,7 @@ def outcome_of(name: str, run_dir: Path, clusters: list[str], names: dict[str, s
                    None, None, dict(names))
 
 
-class Adapter(AdapterBase):
-    protocol = PROTOCOL
-    vocabulary = VOCABULARY
-    new_spec = staticmethod(spec)
-
+class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
         super().__init__(deployment, run_dir, capabilities)
         self.clusters = list(CLUSTERS)

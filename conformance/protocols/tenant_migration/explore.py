@@ -82,11 +82,7 @@ def spec() -> TenantMigration:
 JUDGE, CHECKS, SPARK = judge.judge, CHECKS, True
 
 
-class Adapter(AdapterBase):
-    protocol = PROTOCOL
-    vocabulary = VOCABULARY
-    new_spec = staticmethod(spec)
-
+class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
         super().__init__(deployment, run_dir, capabilities)
         self.a, self.b = deployment.clusters["blue"], deployment.clusters["green"]
