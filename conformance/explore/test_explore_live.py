@@ -104,6 +104,14 @@ def test_explore_tenant_migration(pulsar_deployment, certify_run, request):
     explore(adapter_module, pulsar_deployment, certify_run, request)
 
 
+@pytest.mark.geo_replication
+def test_explore_geo_replication(pulsar_deployment, certify_run, request):
+    # blue and green as the geo-replication scenario has them, shared by every schedule (a namespace each)
+    from ..protocols.geo_replication import explore as adapter_module
+
+    explore(adapter_module, pulsar_deployment, certify_run, request)
+
+
 @pytest.mark.policy_sync
 def test_explore_policy_sync(policy_sync_clusters, certify_run, request):  # noqa: F811 - a fixture argument
     from ..protocols.policy_sync import explore as adapter_module

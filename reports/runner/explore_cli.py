@@ -22,7 +22,7 @@ from pulsar_conformance.output import emit, progress
 from .cli import _protocol_options, require_tools  # the same options and checks certify has
 
 # the profiles with a live adapter, and the explore test of each (conformance/explore/test_explore_live.py)
-ADAPTERS = {"tenant-migration": "test_explore_tenant_migration", "policy-sync": "test_explore_policy_sync",
+ADAPTERS = {"geo-replication": "test_explore_geo_replication", "tenant-migration": "test_explore_tenant_migration", "policy-sync": "test_explore_policy_sync",
             "client-failover": "test_explore_client_failover", "cluster-migration": "test_explore_cluster_migration",
             "metadata-migration": "test_explore_metadata_migration"}
 # the profiles whose every schedule changes a cluster for good (a fresh one each): never an operator's

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...harness import outcome as saved
+
 
 @dataclass
 class Outage:
@@ -22,3 +24,4 @@ class Outcome:
     failures: list[str] = field(default_factory=list)  # send results other than Ok
     markers: list[dict] = field(default_factory=list)
     deliveries: dict[str, int] = field(default_factory=dict)  # receive events per subscription
+    columns: dict = saved.captured()  # the capture's rows (an explored schedule's judge reads them; not saved)

@@ -1,0 +1,230 @@
+"""Geo-replication explored live (``explore --live geo-replication``): bursts published on blue, the
+blue -> green link cut and healed, topics unloaded on either side, in any order, each schedule judged by
+the judge the certify scenario uses (judge.judge: GEO-R01, GEO-R02) over its capture.
+
+**The model.** Geo-replication has no spec of its own (its catalog names none); the tenant-migration spec
+models exactly the part these requirements are about, A's messages replicated to B in order while B may
+lag (its ``publish``, ``replicate`` and ``sync_progress``; the consumers' acks and the switch are that
+spec's migration, not performed here). The tracker follows that spec's state from the tester's steps, so
+``sync_progress`` is generated only where the spec lets B catch up (never under the cut) and coverage is
+counted against that spec's abstract states.
+
+**The tester's steps.** ``publish`` sends a burst of ``BURST`` messages on blue (the spec's next
+message), ``sync_progress`` waits, bounded, until blue's replicator to green has nothing left and green's
+subscription has every acknowledged send. Faults the spec does not model: ``cut`` (blue -> green one-way,
+the deployment's ``cut`` capability; it holds back ``replicate``) and ``heal``, ``unload-a`` and
+``unload-b`` (the topic unloaded on blue or green, an admin call). Replication is Pulsar's: observed,
+never chosen.
+
+**A schedule** has a fresh namespace replicated between blue and green, a subscription on each (made
+before any message and any cut: creating a topic in a namespace replicated to an unreachable peer hangs,
+docs/deployments.md) acknowledging whatever it gets, and a producer on blue. It ends (``closing``) with
+the link healed and a final ``sync_progress``, so every schedule reaches the state GEO-R01 is about.
+GEO-R02 ("what was published during a replication outage arrives once it is back") is judged only where
+the outage was reached: a burst published under a cut while green received nothing more."""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+
+from pulsar_conformance.files import write_atomic
+from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.fixtures.deploy.admin import or_refusal
+from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
+from pulsar_conformance.wait import wait_until
+
+from ...explore.model import AdapterBase, Fault, Vocabulary
+from ...explore.schedule import Entry, Schedule, Step, history_json
+from ...harness import evidence, timeline
+from ...harness import outcome as saved
+from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
+from . import judge, observe
+from .checks import CHECKS
+from .outcome import Outage, Outcome
+
+PROTOCOL = "geo-replication"
+MESSAGES = 4  # the spec's messages: four bursts
+BURST = 5  # sends per spec message
+CAUGHT_UP_S = 60.0  # sync_progress waits this long for blue's replicator and green's subscription
+CUT_SETTLE_S = 1.0  # after a cut, what was in flight lands before green's count is taken (as the scenario)
+SUBSCRIPTIONS = {"blue": "audit-blue", "green": "billing-green"}
+
+
+def _cut_enabled(active: frozenset) -> bool:
+    return "cut" not in active
+
+
+VOCABULARY = Vocabulary(
+    operations=("publish", "sync_progress"),
+    faults=(Fault("cut", "cut", _cut_enabled, lambda a: a | {"cut"}, blocks=("replicate",)),
+            Fault("heal", "cut", lambda a: "cut" in a, lambda a: a - {"cut"}),
+            Fault("unload-a", None, lambda _a: True),
+            Fault("unload-b", None, lambda _a: True)),
+    eventually=("replicate",),
+    visible=("pub", "phase"),
+    # waiting for green to catch up while the link is cut waits for nothing
+    allows=lambda step, active: not (step.action == "sync_progress" and "cut" in active))
+
+
+def spec() -> TenantMigration:
+    return TenantMigration("markdelete-only", MESSAGES=MESSAGES)
+
+
+def outage(windows: list[dict]) -> Outage:
+    """GEO-R02's state from the schedule's cuts: reached by a cut during which at least one burst was
+    acknowledged on blue and green received nothing more (what was in flight at the cut excepted); a cut
+    green kept receiving through did not stop replication, and one with nothing published tests nothing."""
+    tested = [w for w in windows if w["published"] > 0]
+    if not tested:
+        return Outage(False, "no burst was published while the link was cut" if windows else "the schedule made no cut")
+    silent = [w for w in tested if w["green_at_heal"] == w["green_at_cut"]]
+    if silent:
+        w = silent[0]
+        return Outage(True, f"green received nothing while the link was cut ({w['published']} sends acknowledged on "
+                            f"blue during the cut)")
+    w = tested[0]
+    return Outage(False, f"green kept receiving during the cut ({w['green_at_heal'] - w['green_at_cut']} messages): "
+                         "the cut did not stop replication")
+
+
+# the saved outcome's judge (what the recorded verdicts come from) and its checks; its capture is checked by Spark
+JUDGE, CHECKS, SPARK = judge.judge, CHECKS, True
+
+
+class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
+    def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
+        super().__init__(deployment, run_dir, capabilities)
+        self.blue, self.green = deployment.clusters["blue"], deployment.clusters["green"]
+        self.clients = {"blue": self.blue.client(operation_timeout_seconds=10),
+                        "green": self.green.client(operation_timeout_seconds=10)}
+
+    def begin(self, name: str) -> Session:
+        ns = self.deployment.replicated_namespace(f"geox-{uuid.uuid4().hex[:6]}", "explore", ["blue", "green"])
+        return Session(self, name, f"persistent://{ns}/geo")
+
+    def close(self) -> None:
+        for client in self.clients.values():
+            within(CLIENT_CALL_DEADLINE_S, "close a client", client.close)
+
+
+class Session:
+    """One schedule: its namespace and topic, its capture, the two subscriptions and blue's producer."""
+
+    def __init__(self, adapter: Adapter, name: str, topic: str):
+        self.adapter, self.name, self.topic = adapter, name, topic
+        self.dir = adapter.run_dir / name
+        self.line = timeline.Timeline(name)
+        self.stack = ExitStack()
+        self.capture = self.stack.enter_context(Capture(
+            self.dir, must_see=[(topic, sub) for sub in SUBSCRIPTIONS.values()], allowed=["recovered"],
+            scenario={"name": name, "explore": True}))
+        self.counts = {cluster: 0 for cluster in SUBSCRIPTIONS}
+        for cluster in ("green", "blue"):  # both subscriptions before the producer and before any cut
+            self.capture.consumer(adapter.clients[cluster], topic, SUBSCRIPTIONS[cluster], name=f"c-{cluster}",
+                                  cluster=cluster, message_listener=self._listener(cluster))
+        self.producer = self.capture.producer(adapter.clients["blue"], topic, name="p-blue", cluster="blue",
+                                              batching_enabled=False)
+        self.acknowledged = 0
+        self.failures: list[str] = []
+        self.windows: list[dict] = []  # one per cut: green's count at the cut and at the heal, sends during it
+        self.cut = False
+
+    def _listener(self, cluster: str):
+        def listener(consumer, message):
+            self.counts[cluster] += 1
+            consumer.acknowledge(message)
+        return listener
+
+    # ----- the steps
+    def perform(self, step: Step, entry: Entry) -> None:
+        getattr(self, "_" + step.action.replace("-", "_"))(step, entry)
+        self.line.mark(f"{step.label()}: {entry.result}" + (f" ({entry.said})" if entry.said else ""), entry.invoke_ns)
+
+    def _publish(self, step: Step, entry: Entry) -> None:
+        ok, failed = 0, []
+        for i in range(BURST):
+            try:
+                self.producer.send(b"g" * 64, key=f"k{i}")
+                ok += 1
+            except Exception as error:  # noqa: BLE001 - the capture recorded the failed send; the judges read it
+                failed.append(type(error).__name__)
+        self.acknowledged += ok
+        self.failures += failed
+        if self.cut:
+            self.windows[-1]["published"] += ok
+        entry.said = f"{ok} sends acknowledged" + (f", {len(failed)} failed ({failed[0]})" if failed else "")
+
+    def _sync_progress(self, step: Step, entry: Entry) -> None:
+        began = time.monotonic()
+        blue, green = self.adapter.blue, self.adapter.green
+
+        def caught_up() -> bool:
+            stats = blue.admin().replication_to(self.topic, green.name)
+            return (stats.get("connected") is True and stats.get("replicationBacklog") == 0
+                    and min(self.counts.values()) >= self.acknowledged)
+        if wait_until(caught_up, timeout=CAUGHT_UP_S, interval=0.3):
+            entry.said = f"green had every acknowledged send after {time.monotonic() - began:.1f} s"
+        else:
+            entry.result = "not-reached"
+            entry.said = (f"not caught up within {CAUGHT_UP_S:.0f} s: {self.acknowledged} acknowledged on blue, "
+                          f"received blue {self.counts['blue']}, green {self.counts['green']}; blue's replicator: "
+                          f"{observe_replicator(blue, green, self.topic)}")
+
+    def _cut(self, step: Step, entry: Entry) -> None:
+        self.adapter.deployment.faults.cut("blue", "green", one_way=True)
+        self.cut = True
+        time.sleep(CUT_SETTLE_S)
+        self.windows.append({"green_at_cut": self.counts["green"], "published": 0, "green_at_heal": None})
+        entry.said = f"green had {self.counts['green']} {CUT_SETTLE_S:.0f} s after the cut"
+
+    def _heal(self, step: Step, entry: Entry) -> None:
+        self.windows[-1]["green_at_heal"] = self.counts["green"]
+        self.adapter.deployment.faults.heal("blue", "green", one_way=True)
+        self.cut = False
+
+    def _unload(self, cluster, entry: Entry) -> None:
+        admin = cluster.admin()
+        answer = or_refusal(admin.request, "PUT", admin.topic_path(self.topic) + "/unload")
+        if isinstance(answer, dict) and "error" in answer:
+            entry.result, entry.said = "error", f"refused: {answer}"
+
+    def _unload_a(self, step: Step, entry: Entry) -> None:
+        self._unload(self.adapter.blue, entry)
+
+    def _unload_b(self, step: Step, entry: Entry) -> None:
+        self._unload(self.adapter.green, entry)
+
+    # ----- the end of a schedule
+    def closing(self, tracker) -> list[Step]:
+        """The link healed and green caught up: the state GEO-R01 is judged in."""
+        return [*([Step("heal", "fault")] if "cut" in tracker.active else []), Step("sync_progress")]
+
+    def judge(self, schedule: Schedule) -> tuple[Outcome, list]:
+        """The schedule's history and outcome saved beside its capture, and judge.judge's rows over it (the
+        in-process engine's verdict for the search; the recorded verdicts are Spark's, at the end)."""
+        self.stack.close()  # the capture is complete before it is read
+        columns = evidence.read_capture(self.dir)
+        verdict = evidence.spark_verdict(self.dir, columns, engine="duckdb")
+        out = Outcome(self.dir, verdict, outage(self.windows), self.failures, self.line.markers,
+                      observe.deliveries(self.dir), columns=columns)
+        saved.save(out, self.dir)
+        write_atomic(self.dir / "schedule.json", json.dumps({**schedule.to_json(), "history": history_json(schedule)},
+                                                             indent=1))
+        timeline.save(self.dir, PROTOCOL, {"windows": self.windows}, self.line.markers, verdict)
+        return out, judge.judge(out)
+
+    def close(self) -> None:
+        """Whatever the schedule left: the link healed, the clients' consumers and producer closed."""
+        if self.cut:
+            self.adapter.deployment.faults.heal("blue", "green", one_way=True)
+            self.cut = False
+        self.stack.close()
+
+
+def observe_replicator(blue, green, topic: str) -> dict:
+    """Blue's replicator to green as blue's topic stats show it (keyed by green's own cluster name)."""
+    stats = blue.admin().replication_to(topic, green.name)
+    return {k: stats.get(k) for k in ("connected", "replicationBacklog", "msgRateOut")}
