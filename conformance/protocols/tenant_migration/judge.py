@@ -35,15 +35,19 @@ def figures(columns: dict, topic: str, a_cursor: dict, b_cursor: dict,
     past = {u for u in again if a_md is not None and (position(on_a[u]["msg_id"]) or (0, 0)) > a_md}
     holes = sent - acked
     b_md = position(b_cursor.get("markDeletePosition"))
-    bound, below = None, 0
+    bound, below, unlisted = None, 0, 0
     if b_positions and b_md is not None:
         where = {u: position(p) for u, p in b_positions.items()}
-        bound = sum(1 for u in acked if where.get(u) is not None and where[u] > b_md)
-        below = sum(1 for u in on_b if where.get(u) is not None and where[u] <= b_md)
+        # a message the bound is about whose position B's reader did not list (B trimmed its ledger after the
+        # drain) would be counted neither in nor out of the bound: then the bound is not counted at all
+        unlisted = sum(1 for u in acked | on_b if where.get(u) is None)
+        if not unlisted:
+            bound = sum(1 for u in acked if where[u] > b_md)
+            below = sum(1 for u in on_b if where[u] <= b_md)
     return Figures(len(sent), len(acked), len(holes), len(on_b), len((sent - acked) - on_b), len(again),
                    len(past), len(again - past), a_cursor.get("markDeletePosition"), b_cursor.get("markDeletePosition"),
                    b_cursor.get("followed_s"), bound, below, b_cursor.get("replicated_s"),
-                   b_cursor.get("caught_up_s"), b_cursor.get("replicator"))
+                   b_cursor.get("caught_up_s"), b_cursor.get("replicator"), unlisted)
 
 
 def figures_of(out: Outcome) -> Figures:

@@ -184,3 +184,21 @@ def test_tm_r04_still_fails_when_b_delivers_more_than_its_text_allows(tmp_path):
     f, _ = _bounded([1, 2, 4, 5], [1, 2, 3, 4, 5], "9:1", stored)  # message 1, marked deleted on B, came again
     _, rows = _recorded(tmp_path, judge.figure_checks(f, CLEAN))
     assert rows["TM-R04"]["verdict"] == "fail"
+
+
+def test_a_bound_over_positions_b_trimmed_is_not_counted():
+    """B's consumer drained ledger 9, B trimmed it, and the reader listed only what stayed: the messages it did not
+    list would be counted neither in nor out of the bound (an explored schedule's 5 duplicates were once held to a
+    bound of 2 so, the suite's). The bound and the trace are then unknown, never a fail."""
+    from pulsar_conformance.conformance.protocols.tenant_migration import trace
+
+    f, v = _bounded([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], "9:-1", {4: 4, 5: 5})
+    assert (f.spec_bound, f.unlisted_on_b) == (None, 3) and v["duplicates-within-spec-bound"] is None
+    assert "not counted: 3 of the messages" in f.text()
+    rows = [("send_ok", T, "blue", f"p/{i}", f"7:{i}:-1:-1", i) for i in range(1, 6)]
+    columns = _columns(rows) | {"seq": list(range(1, 6))}
+    done = trace.replay(columns, T, "7:5", "9:-1", {"p/4": "9:4:-1:-1", "p/5": "9:5:-1:-1"}, 5)
+    assert done.ok is None and "3 of 5 sends have no position B's reader listed" in done.text
+    # with every position listed the same run is judged: all five past B's markDelete, within the bound
+    f, v = _bounded([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], "9:-1", {i: i for i in range(1, 6)})
+    assert f.spec_bound == 5 and v["duplicates-within-spec-bound"] is True
