@@ -73,6 +73,7 @@ from pulsar_conformance.wait import wait_until
 
 from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
+from ...explore.steps import unload_topic
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import Hung
@@ -476,12 +477,11 @@ class Session:
             entry.result = "error"
 
     def _unload_blue(self, step: Step, entry: Entry) -> None:
-        admin = self.adapter.blue.admin()
-        answer = or_refusal(admin.request, "PUT", admin.topic_path(self.topic) + "/unload")
-        if isinstance(answer, dict) and "error" in answer:
+        refused = unload_topic(self.adapter.blue, self.topic)
+        if refused is not None:
             # Pulsar's answer, not the adapter's failure: a migrated topic's unload is refused (HTTP 500
             # "already migrated" on 4.2.4), which the history keeps
-            entry.result, entry.said = "refused", f"{answer}"
+            entry.result, entry.said = "refused", f"{refused}"
 
     def _wait(self, step: Step, entry: Entry) -> None:
         time.sleep(WAIT_S)

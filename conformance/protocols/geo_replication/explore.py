@@ -32,12 +32,12 @@ from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.fixtures.capture import Capture
-from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 from pulsar_conformance.wait import wait_until
 
 from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
+from ...explore.steps import UnloadSteps
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
@@ -110,11 +110,12 @@ class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
             within(CLIENT_CALL_DEADLINE_S, "close a client", client.close)
 
 
-class Session:
+class Session(UnloadSteps):
     """One schedule: its namespace and topic, its capture, the two subscriptions and blue's producer."""
 
     def __init__(self, adapter: Adapter, name: str, topic: str):
         self.adapter, self.name, self.topic = adapter, name, topic
+        self.sides = (adapter.blue, adapter.green)
         self.dir = adapter.run_dir / name
         self.line = timeline.Timeline(name)
         self.stack = ExitStack()
@@ -188,18 +189,6 @@ class Session:
         self.windows[-1]["green_at_heal"] = self.counts["green"]
         self.adapter.deployment.faults.heal("blue", "green", one_way=True)
         self.cut = False
-
-    def _unload(self, cluster, entry: Entry) -> None:
-        admin = cluster.admin()
-        answer = or_refusal(admin.request, "PUT", admin.topic_path(self.topic) + "/unload")
-        if isinstance(answer, dict) and "error" in answer:
-            entry.result, entry.said = "error", f"refused: {answer}"
-
-    def _unload_a(self, step: Step, entry: Entry) -> None:
-        self._unload(self.adapter.blue, entry)
-
-    def _unload_b(self, step: Step, entry: Entry) -> None:
-        self._unload(self.adapter.green, entry)
 
     # ----- the end of a schedule
     def closing(self, tracker) -> list[Step]:

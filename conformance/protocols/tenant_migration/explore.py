@@ -26,12 +26,12 @@ import pulsar
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.fixtures.capture.schema import make_uid
-from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.spec.protocols.tenant_migration import SWITCHED, SYNCED, TenantMigration
 from pulsar_conformance.wait import wait_until
 
 from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
+from ...explore.steps import UnloadSteps
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
@@ -108,11 +108,12 @@ OPTIONS = {"consumer_type": pulsar.ConsumerType.Shared, "replicate_subscription_
            "initial_position": pulsar.InitialPosition.Earliest}
 
 
-class Session:
+class Session(UnloadSteps):
     """One schedule: its namespace and topic, its capture, A's consumer and producer, what it saw."""
 
     def __init__(self, adapter: Adapter, name: str, topic: str):
         self.adapter, self.name, self.topic = adapter, name, topic
+        self.sides = (adapter.a, adapter.b)
         self.dir = adapter.run_dir / name
         self.line = timeline.Timeline(name)
         self.stack = ExitStack()
@@ -240,18 +241,6 @@ class Session:
     def _heal(self, step: Step, entry: Entry) -> None:
         self.adapter.deployment.faults.heal("blue", "green", one_way=True)
         self.cut = False
-
-    def _unload(self, cluster, entry: Entry) -> None:
-        admin = cluster.admin()
-        answer = or_refusal(admin.request, "PUT", admin.topic_path(self.topic) + "/unload")
-        if isinstance(answer, dict) and "error" in answer:
-            entry.result, entry.said = "error", f"refused: {answer}"
-
-    def _unload_a(self, step: Step, entry: Entry) -> None:
-        self._unload(self.adapter.a, entry)
-
-    def _unload_b(self, step: Step, entry: Entry) -> None:
-        self._unload(self.adapter.b, entry)
 
     # ----- the end of a schedule
     def closing(self, tracker) -> list[Step]:
