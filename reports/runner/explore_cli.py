@@ -9,6 +9,7 @@ could be judged, 64 bad input (nothing started), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -117,15 +118,37 @@ def explore_request(args):
         certify_args.out = f"reports/explore-{datetime.now(UTC):%Y%m%d-%H%M%S}-{profile}"
     require_tools(certify_args)  # the system tools the profile's selection needs, before anything starts
     request = certify_request(certify_args)
-    return request, Request(profile, settings, replay.to_json() if replay else None, args.repeat)
+    # the child's pytest timeout is a certification's per-test bound (20 min for most profiles), which a 20-minute
+    # budget with its shrinking, replays and the Spark checks at the end overran (a client-failover run was killed
+    # in its Spark checks at 1200 s, its exploration unwritten): an explore test gets room for all of them
+    room = dataclasses.replace(request.profile, scenario_timeout_s=explore_timeout_s(
+        request.profile.scenario_timeout_s, settings.budget_s, replayed=replay is not None, repeat=args.repeat))
+    return (dataclasses.replace(request, profile=room),
+            Request(profile, settings, replay.to_json() if replay else None, args.repeat))
 
 
-def exit_code(summary: dict) -> int:
-    """0 nothing failed in any schedule, 1 a requirement failed in some schedule, 2 nothing could be judged."""
+# what an explore test may take beyond its budget: shrinking (half the budget for each new failure), the replays of
+# each failure's smallest schedule, Spark over every capture; a bound against a hung run, not a target
+EXPLORE_MARGIN_S = 1800
+
+
+def explore_timeout_s(profile_timeout_s: int, budget_s: float, *, replayed: bool, repeat: int) -> int:
+    """The child's pytest timeout for an exploration: never less than the profile's; a generating run gets its
+    budget three times over (generation, shrinking windows) and the margin; a replay, the profile's bound per
+    repeat."""
+    if replayed:
+        return profile_timeout_s * max(repeat, 1)
+    return max(profile_timeout_s, int(3 * budget_s) + EXPLORE_MARGIN_S)
+
+
+def exit_code(summary: dict, *, finished: bool = True) -> int:
+    """0 nothing failed in any schedule, 1 a requirement failed in some schedule, 2 nothing could be judged;
+    ``finished``: the exploration wrote its explore.json. One that did not (killed by its timeout while Spark judged
+    its schedules) is 2 unless a recorded row failed: the rows it recorded before are a part, never a pass."""
     verdicts = [r.get("verdict") for r in summary.get("requirements") or []]
     if "fail" in verdicts:
         return EXIT_FAIL
-    return EXIT_PASS if "pass" in verdicts else EXIT_UNKNOWN
+    return EXIT_PASS if finished and "pass" in verdicts else EXIT_UNKNOWN
 
 
 def _explore(args: argparse.Namespace) -> int:
@@ -142,7 +165,7 @@ def _explore(args: argparse.Namespace) -> int:
              + (f", replaying {args.replay} x{asked.repeat}" if asked.replay else ""))
     summary = certify_once(request)
     doc = _read_explore(request.out)
-    code = exit_code(summary)
+    code = exit_code(summary, finished=bool(doc))
     emit(args, {"verdict": {0: "pass", 1: "fail", 2: "unknown"}[code], "bundle": str(request.out), "explore": doc},
          lambda: text(doc, request.out))
     return code
