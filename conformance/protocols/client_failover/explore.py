@@ -70,6 +70,7 @@ INTERVAL_S = CONFIG.interval_ms / 1000
 RATE = 50.0  # msg/s, as the scenarios
 DRAIN_S = 30.0  # the harness's drain: until every acknowledged send was delivered, at most this long
 PORT_OPEN_S = 180.0  # come_up waits this long for the started broker's port
+PORT_CLOSED_S = 10.0  # go_down waits this long for the killed broker's port to refuse
 START_S = 330.0  # a start under way is waited for this long (deployment.faults.start's own bound is 300 s)
 PAUSE_MAX_S = 8.0  # the longest pause (the scenarios' is 4 s); then the adapter resumes it
 # the waits, in checks: one, a few, and the probes each delay takes (7 and 11 at these settings)
@@ -300,7 +301,18 @@ class Session:
     def _go_down(self, cluster: str, entry: Entry) -> None:
         self.faults.kill(cluster)
         self.down.add(cluster)
-        entry.said = f"{cluster} killed (SIGKILL); the client on {self.client.current()}"
+        # the step ends when the port refuses, as the client's probe sees a cluster go down: a killed JVM holds its
+        # listening socket until it has exited, and a come_up right after once took that dying port for the new
+        # broker's, so the schedule's next kill found no process ("primary is not running": the adapter's, 5 of 55
+        # schedules of a 20-minute run)
+        began = time.monotonic()
+        closed = wait_until(lambda: not _port_open(self.adapter.deployment, cluster), timeout=PORT_CLOSED_S,
+                            interval=0.005)
+        entry.said = (f"{cluster} killed (SIGKILL), its port closed {time.monotonic() - began:.2f} s later; the client "
+                      f"on {self.client.current()}")
+        if not closed:
+            entry.result = "not-reached"
+            entry.said = f"{cluster} killed (SIGKILL) but its port still open {PORT_CLOSED_S:.0f} s later"
 
     def _come_up(self, cluster: str, entry: Entry) -> None:
         earlier = self.starting.pop(cluster, None)
