@@ -11,5 +11,8 @@
 - ``trace``: the projection onto a spec (none yet: the descriptor names none);
 - ``rejudge``: a saved run judged again (``pulsar-conformance judge BUNDLE``): the judge, checks and client
   of each outcome type, as the live scenarios record them;
+- ``explore``: the adapter of ``explore --live geo-replication``: bursts on blue, the link cut and healed, unloads,
+  tracked by the tenant-migration spec's replication part, each schedule judged by ``judge.judge``
+  (conformance/explore/);
 - ``test_geo_replication``: the live scenario.
 """
