@@ -3,6 +3,16 @@ from __future__ import annotations
 
 from pulsar_conformance.fixtures.deploy.admin import or_refusal
 
+from .model import Fault
+
+# the faults of a session on two clusters A -> B replicated: the link cut one way (it holds back the spec's
+# ``replicate``) and healed, and the topic unloaded on A or on B (UnloadSteps performs those two)
+LINK_AND_UNLOAD_FAULTS = (
+    Fault("cut", "cut", lambda a: "cut" not in a, lambda a: a | {"cut"}, blocks=("replicate",)),
+    Fault("heal", "cut", lambda a: "cut" in a, lambda a: a - {"cut"}),
+    Fault("unload-a", None, lambda _a: True),
+    Fault("unload-b", None, lambda _a: True))
+
 
 def unload_topic(cluster, topic: str) -> dict | None:
     """``topic`` unloaded on ``cluster`` (an admin call any deployment takes): None, or the refusal Pulsar

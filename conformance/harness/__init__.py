@@ -26,6 +26,8 @@ judge, checks, trace; docs/adding-a-protocol.md), whatever the protocol:
   subscription, for a scenario that moves a consumer and judges the Java client with the same judge;
   ``java_traffic``: that program running a scenario's producers, consumers and readers, with the
   face of ``traffic`` a scenario drives (PIP-188's Java client scenario);
+- ``replication``: a source cluster's geo-replicator to a target as its topic stats show it, and whether the
+  target has caught up (geo-replication's and tenant migration's reads);
 - ``slog``: Pulsar 5's slog attributes (a topic, a producer, a URL) read back from a broker's or a Java
   client's log line, where the suite's log patterns print them after the message.
 """

@@ -308,9 +308,10 @@ class Session:
         began = time.monotonic()
         closed = wait_until(lambda: not _port_open(self.adapter.deployment, cluster), timeout=PORT_CLOSED_S,
                             interval=0.005)
-        entry.said = (f"{cluster} killed (SIGKILL), its port closed {time.monotonic() - began:.2f} s later; the client "
-                      f"on {self.client.current()}")
-        if not closed:
+        if closed:
+            entry.said = (f"{cluster} killed (SIGKILL), its port closed {time.monotonic() - began:.2f} s later; the "
+                          f"client on {self.client.current()}")
+        else:
             entry.result = "not-reached"
             entry.said = f"{cluster} killed (SIGKILL) but its port still open {PORT_CLOSED_S:.0f} s later"
 

@@ -35,12 +35,13 @@ from pulsar_conformance.fixtures.capture import Capture
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 from pulsar_conformance.wait import wait_until
 
-from ...explore.model import AdapterBase, Fault, Vocabulary
+from ...explore.model import AdapterBase, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
-from ...explore.steps import UnloadSteps
+from ...explore.steps import LINK_AND_UNLOAD_FAULTS, UnloadSteps
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
+from ...harness.replication import replicated, replicator
 from . import judge, observe
 from .checks import CHECKS
 from .outcome import Outage, Outcome
@@ -51,18 +52,12 @@ BURST = 5  # sends per spec message
 CAUGHT_UP_S = 60.0  # sync_progress waits this long for blue's replicator and green's subscription
 CUT_SETTLE_S = 1.0  # after a cut, what was in flight lands before green's count is taken (as the scenario)
 SUBSCRIPTIONS = {"blue": "audit-blue", "green": "billing-green"}
-
-
-def _cut_enabled(active: frozenset) -> bool:
-    return "cut" not in active
+SAID = ("connected", "replicationBacklog", "msgRateOut")  # of blue's replicator stats, when green did not catch up
 
 
 VOCABULARY = Vocabulary(
     operations=("publish", "sync_progress"),
-    faults=(Fault("cut", "cut", _cut_enabled, lambda a: a | {"cut"}, blocks=("replicate",)),
-            Fault("heal", "cut", lambda a: "cut" in a, lambda a: a - {"cut"}),
-            Fault("unload-a", None, lambda _a: True),
-            Fault("unload-b", None, lambda _a: True)),
+    faults=LINK_AND_UNLOAD_FAULTS,
     eventually=("replicate",),
     visible=("pub", "phase"),
     # waiting for green to catch up while the link is cut waits for nothing
@@ -167,16 +162,15 @@ class Session(UnloadSteps):
         blue, green = self.adapter.blue, self.adapter.green
 
         def caught_up() -> bool:
-            stats = blue.admin().replication_to(self.topic, green.name)
-            return (stats.get("connected") is True and stats.get("replicationBacklog") == 0
-                    and min(self.counts.values()) >= self.acknowledged)
+            return replicated(blue, green, self.topic) and min(self.counts.values()) >= self.acknowledged
         if wait_until(caught_up, timeout=CAUGHT_UP_S, interval=0.3):
             entry.said = f"green had every acknowledged send after {time.monotonic() - began:.1f} s"
         else:
+            stats = replicator(blue, green, self.topic)
             entry.result = "not-reached"
             entry.said = (f"not caught up within {CAUGHT_UP_S:.0f} s: {self.acknowledged} acknowledged on blue, "
                           f"received blue {self.counts['blue']}, green {self.counts['green']}; blue's replicator: "
-                          f"{observe_replicator(blue, green, self.topic)}")
+                          f"{ {k: stats.get(k) for k in SAID} }")
 
     def _cut(self, step: Step, entry: Entry) -> None:
         self.adapter.deployment.faults.cut("blue", "green", one_way=True)
@@ -216,8 +210,3 @@ class Session(UnloadSteps):
             self.cut = False
         self.stack.close()
 
-
-def observe_replicator(blue, green, topic: str) -> dict:
-    """Blue's replicator to green as blue's topic stats show it (keyed by green's own cluster name)."""
-    stats = blue.admin().replication_to(topic, green.name)
-    return {k: stats.get(k) for k in ("connected", "replicationBacklog", "msgRateOut")}

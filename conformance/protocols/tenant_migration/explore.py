@@ -29,9 +29,9 @@ from pulsar_conformance.fixtures.capture.schema import make_uid
 from pulsar_conformance.spec.protocols.tenant_migration import SWITCHED, SYNCED, TenantMigration
 from pulsar_conformance.wait import wait_until
 
-from ...explore.model import AdapterBase, Fault, Vocabulary
+from ...explore.model import AdapterBase, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
-from ...explore.steps import UnloadSteps
+from ...explore.steps import LINK_AND_UNLOAD_FAULTS, UnloadSteps
 from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
@@ -52,16 +52,9 @@ DRAIN_QUIET_S, DRAIN_S = 3.0, 30.0  # B drained once nothing came for 3 s, at mo
 ACK_SETTLE_S, CURSOR_SETTLE_S = 0.5, 5.0  # A's cursor read at the switch once two reads 0.5 s apart agree
 
 
-def _cut_enabled(active: frozenset) -> bool:
-    return "cut" not in active
-
-
 VOCABULARY = Vocabulary(
     operations=("publish", "ack", "sync_progress", "switch"),
-    faults=(Fault("cut", "cut", _cut_enabled, lambda a: a | {"cut"}, blocks=("replicate",)),
-            Fault("heal", "cut", lambda a: "cut" in a, lambda a: a - {"cut"}),
-            Fault("unload-a", None, lambda _a: True),
-            Fault("unload-b", None, lambda _a: True)),
+    faults=LINK_AND_UNLOAD_FAULTS,
     eventually=("replicate",),
     visible=("pub", "ack_a", "phase"),
     # waiting for B to catch up while the link is cut waits for nothing, and B's drain after the switch waits for

@@ -13,6 +13,7 @@ from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.wait import wait_until
 
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, within
+from ...harness.replication import replicated, replicator  # noqa: F401 - read as observe.replicated by the scenarios
 
 SUBSCRIPTION = "migrating"
 
@@ -40,18 +41,6 @@ def poll(series: list[dict], a, b, topic: str, *, until_ns: int, done=None) -> b
     if seconds > 0 and wait_until(sampled, timeout=seconds, interval=0.5):
         return True
     return bool(done and done(series[start:]))
-
-
-def replicator(a, b, topic: str) -> dict:
-    """A's replicator to B as A's topic stats show it. Pulsar keys it by B's cluster name, which on a
-    user's deployment is not the suite's role (``green`` may be ``us-west``)."""
-    return a.admin().replication_to(topic, b.name)
-
-
-def replicated(a, b, topic: str) -> bool:
-    """A's replicator to B is connected and has nothing left to send: B holds every entry A has."""
-    stats = replicator(a, b, topic)
-    return stats.get("connected") is True and stats.get("replicationBacklog") == 0
 
 
 def replicator_start(a, b, topic: str) -> dict:
