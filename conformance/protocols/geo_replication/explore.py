@@ -196,7 +196,7 @@ class Session(UnloadSteps):
         columns = evidence.read_capture(self.dir)
         verdict = evidence.spark_verdict(self.dir, columns, engine="duckdb")
         out = Outcome(self.dir, verdict, outage(self.windows), self.failures, self.line.markers,
-                      observe.deliveries(self.dir), columns=columns)
+                      observe.deliveries(self.dir), name=self.name, columns=columns)
         saved.save(out, self.dir)
         write_atomic(self.dir / "schedule.json", json.dumps({**schedule.to_json(), "history": history_json(schedule)},
                                                              indent=1))

@@ -19,9 +19,10 @@ def judge(out: Outcome) -> list[Row]:
     seen = ", ".join(f"{sub} {n}" for sub, n in sorted(out.deliveries.items())) or "none"
     evidence = f"{out.verdict['events']} events; deliveries per subscription: {seen}; anomalies: {counts or 'none'}"
     valid = out.verdict["valid"]
+    prefix = f"geo-replication/{out.name}/" if out.name else "geo-replication/"
     return [
-        row("geo-replication/blue-to-green", valid, evidence, send_failures=out.failures[:5]),
-        row("geo-replication/after-outage", valid if out.outage.reached else None,
+        row(f"{prefix}blue-to-green", valid, evidence, send_failures=out.failures[:5]),
+        row(f"{prefix}after-outage", valid if out.outage.reached else None,
             f"{out.outage.why}; after healing: {evidence}", markers=out.markers),
     ]
 

@@ -24,4 +24,7 @@ class Outcome:
     failures: list[str] = field(default_factory=list)  # send results other than Ok
     markers: list[dict] = field(default_factory=list)
     deliveries: dict[str, int] = field(default_factory=dict)  # receive events per subscription
+    # an explored schedule's name, which its rows carry (geo-replication/<schedule>/...) so that the rows of many
+    # schedules in one bundle stay apart; "" for the certify scenario, whose rows keep their names
+    name: str = ""
     columns: dict = saved.captured()  # the capture's rows (an explored schedule's judge reads them; not saved)

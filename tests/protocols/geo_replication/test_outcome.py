@@ -35,3 +35,25 @@ def test_the_judge_runs_on_a_loaded_outcome(tmp_path):
 def test_an_outage_not_reached_judges_nothing_after_it(tmp_path):
     blue_to_green, after_outage = judge.judge(_outcome(tmp_path, reached=False))
     assert blue_to_green.ok is True and after_outage.ok is None
+
+
+def test_an_explored_schedules_rows_carry_its_name_so_a_bundles_schedules_stay_apart(tmp_path):
+    from pulsar_conformance.conformance.protocols.geo_replication.checks import CHECKS
+    from pulsar_conformance.reports.bundle.events import count_failing_events
+
+    rows = [r for name in ("x0001", "x0002") for r in judge.judge(
+        saved.load(Outcome, _saved(tmp_path / name, name)))]
+    assert [r.check for r in rows] == ["geo-replication/x0001/blue-to-green", "geo-replication/x0001/after-outage",
+                                       "geo-replication/x0002/blue-to-green", "geo-replication/x0002/after-outage"]
+    assert [CHECKS.requirements(r.check) for r in rows] == [["GEO-R01"], ["GEO-R02"]] * 2
+    # two schedules that failed are two failing events, not one (before, both were geo-replication/blue-to-green)
+    failing = [{"check": r.check, "verdict": "fail", "requirements": CHECKS.requirements(r.check)} for r in rows]
+    assert count_failing_events(failing) == 4
+
+
+def _saved(run_dir: Path, name: str) -> Path:
+    run_dir.mkdir()
+    out = _outcome(run_dir, valid=False, lost=1)
+    out.name = name
+    saved.save(out, run_dir)
+    return run_dir
