@@ -45,6 +45,8 @@ def command_line(request) -> str:
             parts += [flag, value]
     if request.deployment.topology != "standalone":
         parts += ["--topology", request.deployment.topology]
+    if request.deployment.proxy:
+        parts.append("--proxy")
     if request.allow_irreversible:
         parts.append("--allow-irreversible")
     if request.keep:

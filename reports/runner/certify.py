@@ -157,7 +157,7 @@ def run_request(request: CertifyRequest, client=None) -> request_file.RunRequest
         # the run's id (fault commands' {run_id}, each record of what the run created: fixtures/deploy/cleanup.py)
         run_id=cleanup.run_id_of(request.run_id),
         backend=deployment.backend if deployment.file or deployment.backend != "external" else "local",
-        external=deployment.file, topology=deployment.topology, pulsar_version=pulsar_version,
+        external=deployment.file, topology=deployment.topology_text, pulsar_version=pulsar_version,
         client_version=client.version if client is not None else request.client_version,
         client_dir=client.path if client is not None else None,
         options=dict(request.options), keep=request.keep, allow_irreversible=request.allow_irreversible,

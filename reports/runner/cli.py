@@ -27,6 +27,11 @@ def register(commands) -> None:
     p.add_argument("--topology", default=None, metavar="standalone|cluster",
                    help="what the local deployment runs per cluster: standalone (default, one JVM) or cluster "
                         "(ZooKeeper, 2 bookies, 2 brokers; docs/deployments.md)")
+    p.add_argument("--proxy", action="store_true",
+                   help="with --topology cluster: a Pulsar proxy per cluster in front of its brokers (client-failover's "
+                        "clients connect through it, and a half-dead cluster is generated: its brokers down, its proxy "
+                        "answering); the release's own pulsar-proxy, which Maven Central here serves for 3.0.0 of the "
+                        "releases that run here")
     p.add_argument("--pulsar-version", default=None, help="Pulsar release the local deployment runs")
     p.add_argument("--client-version", default=None, metavar="V",
                    help="pulsar-client release the tests import (default: this environment's); another release "

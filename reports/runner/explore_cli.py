@@ -59,6 +59,7 @@ def register(commands) -> None:
                    help="as certify's: local (default), containers, or an external deployment YAML, on which only "
                         "the faults its file declares are generated")
     p.add_argument("--topology", default=None, metavar="standalone|cluster", help="as certify's")
+    p.add_argument("--proxy", action="store_true", help="as certify's: a Pulsar proxy per cluster (--topology cluster)")
     p.add_argument("--pulsar-version", default=None, help="Pulsar release the local deployment runs")
     p.add_argument("--client-version", default=None, metavar="V", help="pulsar-client release the tests import")
     _protocol_options(p, PROFILES)

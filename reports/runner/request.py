@@ -62,9 +62,16 @@ class Deployment:
     file: str | None = None
     # what runs per cluster on a backend the run starts (fixtures/deploy/topology.py): "standalone" or "cluster"
     topology: str = "standalone"
+    proxy: bool = False  # the cluster topology with a Pulsar proxy per cluster (--proxy; topology.Topology.proxy)
 
     def to_json(self) -> dict:
-        return {"backend": self.backend, "file": self.file, "topology": self.topology}
+        return {"backend": self.backend, "file": self.file, "topology": self.topology, "proxy": self.proxy}
+
+    @property
+    def topology_text(self) -> str:
+        """What the tests' process is asked to start per cluster, as fixtures/deploy/topology.from_environment
+        reads it."""
+        return f"{self.topology}:proxy" if self.proxy else self.topology
 
 
 @dataclass(frozen=True)
@@ -184,7 +191,8 @@ def certify_request(args) -> CertifyRequest:
     _check_java_env()
     spark_master, spark_driver_host = check_spark(getattr(args, "spark_master", None),
                                                   getattr(args, "spark_driver_host", None))
-    deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None))
+    deployment = deployment_option(args.deployment, profile, getattr(args, "topology", None),
+                                   bool(getattr(args, "proxy", False)))
     if deployment.backend == "external":
         pulsar = None  # the brokers say which release they run (an environment value is not theirs)
     request = CertifyRequest(
@@ -418,13 +426,18 @@ def check_topology(topology: str | None, deployment: str | None) -> str:
 
 # --- checks that look outside: files, clusters, Docker, the JDK, Maven, pip ----------------------------
 
-def deployment_option(value: str | None, profile: Profile | None = None, topology: str | None = None) -> Deployment:
+def deployment_option(value: str | None, profile: Profile | None = None, topology: str | None = None,
+                      proxy: bool = False) -> Deployment:
     """``local`` (default), ``containers``, or an external YAML FILE, checked before anything starts
     (reachable, and describing what the profile's protocols need of it); ``topology``: what the run
-    starts per cluster, ``standalone`` (default) or ``cluster`` (local backend only)."""
+    starts per cluster, ``standalone`` (default) or ``cluster`` (local backend only), with a Pulsar proxy
+    per cluster where ``proxy``."""
     topology = check_topology(topology, value)
+    if proxy and topology != "cluster":
+        raise UsageError("--proxy puts a Pulsar proxy in front of the cluster topology's brokers, and --topology is "
+                         f"{topology}", "add --topology cluster, or leave --proxy out")
     if value in (None, "local"):
-        return Deployment("local", topology=topology)
+        return Deployment("local", topology=topology, proxy=proxy)
     if value == "containers":
         from pulsar_conformance.fixtures.deploy.containers import docker_available
 

@@ -16,6 +16,14 @@ import pulsar
 from ...harness.deadline import CLIENT_CALL_DEADLINE_S, Hung, within
 from .outcome import FailoverConfig
 
+
+def client_url(deployment, cluster: str) -> str:
+    """The service URL a failover client is given for ``cluster``: its Pulsar proxy's where the deployment has one
+    (``--topology cluster --proxy``: clients connect through it, as through a production proxy, and the client's TCP
+    probe reaches the proxy, which answers while the brokers behind it are down), else its brokers'."""
+    found = deployment.clusters[cluster]
+    return (getattr(found, "extra", None) or {}).get("proxy_service_url") or found.service_url
+
 POLL_S = 0.01
 CLUSTERS = ("primary", "s1", "s2")  # the deployment every scenario shares (conftest.py)
 
@@ -53,10 +61,10 @@ class FailoverClient:
         self.config = config
         clusters = deployment.clusters
         names = (config.primary, *config.secondaries)
-        self.by_url = {clusters[name].service_url: name for name in names}
+        self.by_url = {client_url(deployment, name): name for name in names}
         given = {name: clusters[name].token for name in names} | (tokens or {})
         # each cluster's own credentials in its ServiceInfo: the client must switch them with the cluster
-        self.infos = {name: pulsar.ServiceInfo(clusters[name].service_url, authentication=(
+        self.infos = {name: pulsar.ServiceInfo(client_url(deployment, name), authentication=(
             pulsar.AuthenticationToken(given[name]) if given.get(name) else None)) for name in names}
         if controlled:
             self.provider = Provider(self.infos[config.primary])

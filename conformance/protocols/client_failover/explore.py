@@ -23,7 +23,10 @@ Faults the spec does not model: ``pause-c``/``resume-c`` (SIGSTOP: the port stay
 probe succeeds, nothing is served; a pause is held at most PAUSE_MAX_S, then the adapter resumes it, as a
 standalone paused much longer may lose its metadata session), ``wait-k`` (k checks of the client: 1, 3,
 and the probes failoverDelay and switchBackDelay take, 7 and 11), ``await-switch`` (until the client's
-next switch, bounded) and ``await-primary`` (until the client is on the primary, bounded). The client's
+next switch, bounded), ``await-primary`` (until the client is on the primary, bounded) and, on a cluster topology
+with a Pulsar proxy per cluster (``--topology cluster --proxy``, where the clients connect through the proxies),
+``half-dead-c``/``revive-c`` (every broker of c killed while its proxy answers the probe: the seed's own first
+example of the probe's blind spot, PIP121-R07; revived, the brokers started and healthy). The client's
 checks and switches are Pulsar's: observed, never chosen. The tracked spec state is the tester's part of
 it (which clusters are up); where the client is comes from what it did, in the outcome.
 
@@ -55,6 +58,7 @@ from ...harness import evidence, timeline
 from ...harness import outcome as saved
 from . import explore_judge, observe, scenario, trace
 from .checks import CHECKS
+from .client import client_url
 from .explore_judge import ExploredOutcome
 from .java_client import JavaFailoverClient
 from .judge import probes_for
@@ -85,28 +89,44 @@ def _paused(cluster: str) -> str:
     return f"paused-{cluster}"
 
 
-def _not_paused(step: Step, active: frozenset) -> bool:
-    """A paused cluster is neither killed nor started (resume it first): its process is stopped."""
-    return step.kind != "operation" or _paused(CLUSTERS[step.arg("c")]) not in active
+def _half_dead(cluster: str) -> str:
+    return f"half-dead-{cluster}"
+
+
+def _operable(step: Step, active: frozenset) -> bool:
+    """A paused cluster is neither killed nor started (resume it first): its process is stopped; nor is a
+    half-dead one (revive it first): its brokers are down behind a proxy that is up."""
+    if step.kind != "operation":
+        return True
+    cluster = CLUSTERS[step.arg("c")]
+    return _paused(cluster) not in active and _half_dead(cluster) not in active
 
 
 VOCABULARY = Vocabulary(
     operations=("go_down", "come_up"),
-    faults=(*(Fault(f"pause-{c}", "pause", lambda a, c=c: _paused(c) not in a, lambda a, c=c: a | {_paused(c)})
+    faults=(*(Fault(f"pause-{c}", "pause", lambda a, c=c: _paused(c) not in a and _half_dead(c) not in a,
+                    lambda a, c=c: a | {_paused(c)})
               for c in CLUSTERS),
             *(Fault(f"resume-{c}", "resume", lambda a, c=c: _paused(c) in a, lambda a, c=c: a - {_paused(c)})
+              for c in CLUSTERS),
+            # PIP-121's half-dead cluster (a topology with a Pulsar proxy, --proxy): every broker killed while the
+            # proxy answers, so the client's TCP probe succeeds and nothing is served (the seed's own first
+            # example of the probe's blind spot, PIP121-R07); the spec does not model it: the cluster stays up
+            *(Fault(f"half-dead-{c}", "half-dead", lambda a, c=c: _half_dead(c) not in a and _paused(c) not in a,
+                    lambda a, c=c: a | {_half_dead(c)}) for c in CLUSTERS),
+            *(Fault(f"revive-{c}", "half-dead", lambda a, c=c: _half_dead(c) in a, lambda a, c=c: a - {_half_dead(c)})
               for c in CLUSTERS),
             *(Fault(f"wait-{k}", None, lambda _a: True) for k in WAITS),
             Fault("await-switch", None, lambda _a: True),
             Fault("await-primary", None, lambda _a: True)),
     visible=("up",),  # the tester's part of the spec state; the client's is observed (explore_judge)
-    allows=_not_paused)
+    allows=_operable)
 
 # the spec operations' capabilities (Vocabulary's faults carry theirs): both, or the operations are not generated
 OPERATIONS_NEED = ("kill", "start")
 
 
-def usable(capabilities: frozenset, allows=_not_paused) -> Vocabulary:
+def usable(capabilities: frozenset, allows=_operable) -> Vocabulary:
     """What this deployment can perform: kill and start both or neither (a cluster killed must come back),
     pause with resume only (a pause must end); ``allows``: the adapter's narrowing (Adapter.allows)."""
     kept = VOCABULARY.usable(capabilities)
@@ -138,9 +158,11 @@ def deployment(factory, certify_run):
             clusters.close()
 
 
-def _port_open(deployment, cluster: str) -> bool:
-    """Whether the client's probe of ``cluster`` would succeed now: a TCP connect to any of its brokers."""
-    for host, port in scenario._addresses(deployment.clusters[cluster].service_url):
+def _port_open(deployment, cluster: str, *, brokers: bool = False) -> bool:
+    """Whether the client's probe of ``cluster`` would succeed now: a TCP connect to any of its brokers, or to its
+    Pulsar proxy where it has one (``client_url``); ``brokers``: to its brokers whatever is in front of them."""
+    url = deployment.clusters[cluster].service_url if brokers else client_url(deployment, cluster)
+    for host, port in scenario._addresses(url):
         try:
             with socket.create_connection((host, port), timeout=0.5):
                 return True
@@ -151,8 +173,10 @@ def _port_open(deployment, cluster: str) -> bool:
 
 def closing_steps(tracker) -> list[Step]:
     """What brings the deployment back to where every schedule starts, from where the tracked schedule
-    stopped: paused clusters resumed, killed ones started, the client back on the primary (bounded)."""
+    stopped: paused clusters resumed, half-dead ones revived, killed ones started, the client back on the primary
+    (bounded)."""
     steps = [Step(f"resume-{c}", "fault") for c in CLUSTERS if _paused(c) in tracker.active]
+    steps += [Step(f"revive-{c}", "fault") for c in CLUSTERS if _half_dead(c) in tracker.active]
     steps += [Step("come_up", "operation", (("c", i),)) for i, _ in enumerate(CLUSTERS) if not tracker.state.up[i]]
     return [*steps, Step("await-primary", "fault")]
 
@@ -173,6 +197,7 @@ class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
     def __init__(self, deployment, run_dir: Path, capabilities: frozenset):
         super().__init__(deployment, run_dir, capabilities)
         self.paused: set[str] = set()  # clusters a session left paused (resumed before the next one)
+        self.half_dead: set[str] = set()  # clusters a session left half-dead (revived before the next one)
         self.live: Session | None = None  # the schedule under way
 
     def usable(self, capabilities: frozenset) -> Vocabulary:
@@ -186,7 +211,7 @@ class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
         judged. The clusters down are the spec state's (``state``, where the tracker gives it) or the live
         schedule's, which took the same steps; a check on the model alone (a shrinking candidate) has
         neither and does not narrow, so a candidate killing the last cluster is refused when it runs."""
-        if not _not_paused(step, active):
+        if not _operable(step, active):
             return False
         if step.action != "go_down":
             return True
@@ -207,8 +232,12 @@ class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
         for cluster in sorted(self.paused):
             self.deployment.faults.resume(cluster)
             self.paused.discard(cluster)
+        for cluster in sorted(self.half_dead):
+            self.deployment.faults.revive(cluster)
+            self.half_dead.discard(cluster)
         for cluster in CLUSTERS:
-            if not _port_open(self.deployment, cluster):
+            # its brokers, not the client's probe: a proxy in front of dead brokers answers the probe
+            if not _port_open(self.deployment, cluster, brokers=True):
                 progress(f"explore: {cluster} is down before a schedule; starting it")
                 self.deployment.faults.start(cluster)
 
@@ -252,6 +281,8 @@ class Session:
         self.paused: dict[str, threading.Timer] = {}  # paused now, with the timer that resumes it
         self.resumed_by_adapter: dict[str, int] = {}  # a pause the adapter ended at PAUSE_MAX_S, when
         self.noop_paused: set[str] = set()  # "paused" while down: nothing was done
+        self.half_dead: set[str] = set()  # brokers killed behind the proxy, not revived since
+        self.noop_half_dead: set[str] = set()  # "half-dead" while down: nothing was done
         self.starting: dict[str, threading.Thread] = {}
         self.start_errors: dict[str, BaseException] = {}
         self._lock = threading.Lock()
@@ -285,6 +316,10 @@ class Session:
             self._pause(action.removeprefix("pause-"), entry)
         elif action.startswith("resume-"):
             self._resume(action.removeprefix("resume-"), entry)
+        elif action.startswith("half-dead-"):
+            self._half_dead(action.removeprefix("half-dead-"), entry)
+        elif action.startswith("revive-"):
+            self._revive(action.removeprefix("revive-"), entry)
         elif action.startswith("wait-"):
             checks = int(action.removeprefix("wait-"))
             time.sleep(checks * INTERVAL_S)
@@ -400,6 +435,31 @@ class Session:
         else:
             raise RuntimeError(f"resume {cluster}: it is not paused (the adapter lost track of its pauses)")
 
+    def _half_dead(self, cluster: str, entry: Entry) -> None:
+        if cluster in self.down:
+            self.noop_half_dead.add(cluster)
+            entry.result, entry.said = "not-reached", f"{cluster} is down (killed): no broker to kill behind its proxy"
+            return
+        self._started(cluster)  # a start under way finished first: its brokers are what this kills
+        self.adapter.deployment.faults.half_dead(cluster)
+        self.half_dead.add(cluster)
+        self.adapter.half_dead.add(cluster)
+        self.faults.mark(f"{cluster} half-dead: every broker killed (SIGKILL), its Pulsar proxy answering")
+        entry.said = (f"{cluster}'s brokers killed, its proxy up (the client's probe succeeds: "
+                      f"{_port_open(self.adapter.deployment, cluster)}); the client on {self.client.current()}")
+
+    def _revive(self, cluster: str, entry: Entry) -> None:
+        if cluster in self.noop_half_dead:
+            self.noop_half_dead.discard(cluster)
+            entry.said = f"{cluster} was not half-dead (it was down): nothing to revive"
+            return
+        began = time.monotonic()
+        self.adapter.deployment.faults.revive(cluster)
+        self.half_dead.discard(cluster)
+        self.adapter.half_dead.discard(cluster)
+        self.faults.mark(f"{cluster} revived: its brokers started and healthy")
+        entry.said = f"{cluster}'s brokers ready {time.monotonic() - began:.1f} s later; the client on {self.client.current()}"
+
     def _await_switch(self, entry: Entry) -> None:
         seen = len(self.client.attached)
         if wait_until(lambda: len(self.client.attached) > seen, timeout=AWAIT_SWITCH_S, interval=0.005):
@@ -480,6 +540,13 @@ class Session:
             starting = self.starting.get(cluster)
             if starting is not None:
                 starting.join(START_S)
+        for cluster in sorted(self.half_dead):
+            try:
+                self.adapter.deployment.faults.revive(cluster)
+                self.half_dead.discard(cluster)
+                self.adapter.half_dead.discard(cluster)
+            except Exception as error:  # noqa: BLE001 - said; all_up tries again
+                problems.append(f"revive {cluster}: {error}")
         for cluster in sorted(self.down):
             try:
                 self.adapter.deployment.faults.start(cluster)

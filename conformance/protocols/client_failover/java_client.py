@@ -23,7 +23,7 @@ from ...harness import java_process
 from ...harness.java_harness import harness_command
 from ...harness.java_release import wanted_version
 from . import java_log
-from .client import Attachment
+from .client import Attachment, client_url
 from .outcome import FailoverConfig
 
 # between the secondary clusters' service URLs (Harness.java splits on it): never inside a URL,
@@ -86,9 +86,8 @@ class JavaFailoverClient:
     lines: list[str] = field(default_factory=list)
 
     def __post_init__(self):
-        clusters = self.deployment.clusters
         names = (self.config.primary, *self.config.secondaries)
-        self.urls = {name: clusters[name].service_url for name in names}
+        self.urls = {name: client_url(self.deployment, name) for name in names}
         self.by_url = {url: name for name, url in self.urls.items()}
         self.version = self.version or wanted_version(self.deployment)
         self.provider = UrlProvider(self._answer(self.config.primary)) if self.controlled else None

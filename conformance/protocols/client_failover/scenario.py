@@ -27,7 +27,7 @@ from ...harness import evidence, java_process, timeline
 from ...harness import outcome as saved
 from ...harness.traffic import Sub, Traffic
 from . import observe
-from .client import FailoverClient
+from .client import FailoverClient, client_url
 from .java_client import JavaFailoverClient
 from .outcome import Event, FailoverConfig, Outcome
 
@@ -70,8 +70,8 @@ class Faults:
         it is ready (a step timed against the client's switch, not the broker's health check): that start
         ends there, with no error."""
         # every broker of the cluster is watched: the client's probe may reach any of them, so the
-        # cluster is up when the first one listens (a standalone has one)
-        watched = [({}, address) for address in _addresses(self.deployment.clusters[cluster].service_url)]
+        # cluster is up when the first one listens (a standalone has one); through a Pulsar proxy, the proxy
+        watched = [({}, address) for address in _addresses(client_url(self.deployment, cluster))]
         watchers = [threading.Thread(target=_watch_port, args=(*address, opened), daemon=True)
                     for opened, address in watched]
         for watcher in watchers:

@@ -97,6 +97,40 @@ def test_the_last_cluster_up_is_never_killed():
     assert adapter.allows(down(2), frozenset(), Tracker(adapter.spec, adapter.vocabulary).state)
 
 
+def test_a_half_dead_cluster_is_generated_only_behind_a_proxy_and_is_revived_before_anything_else():
+    """PIP-121's half-dead cluster (its brokers killed, its Pulsar proxy answering): a fault of a deployment with a
+    proxy (ComponentFaults' ``half-dead`` capability), never killed, started or paused until it is revived."""
+    plain = frozenset({"kill", "start", "pause", "resume"})
+    assert not [f.name for f in explore.usable(plain).faults if f.name.startswith(("half-dead-", "revive-"))]
+    assert "half-dead-primary (needs half-dead)" in explore.VOCABULARY.missing(plain)
+    proxied = explore.usable(plain | {"half-dead"})
+    tracker = Tracker(explore.spec(), proxied)
+    assert {"half-dead-primary", "half-dead-s2"} <= {s.label() for s in tracker.choices()}
+    tracker.take(Step("half-dead-primary", "fault"))
+    labels = {s.label() for s in tracker.choices()}
+    assert {"go_down(c=0)", "pause-primary", "half-dead-primary"}.isdisjoint(labels) and "revive-primary" in labels
+    assert tracker.state.up == (True, True, True)  # the spec's cluster is up: its port (the proxy's) is open
+    tracker.take(down(1))
+    assert [s.label() for s in explore.closing_steps(tracker)] == ["revive-primary", "come_up(c=1)", "await-primary"]
+
+
+def test_a_half_dead_step_kills_the_brokers_and_a_revive_starts_them_and_a_down_cluster_gets_neither(monkeypatch):
+    deployment = _Deployment()
+    session = _session(deployment)
+    session.client = type("C", (), {"current": lambda self: "primary"})()
+    monkeypatch.setattr(explore, "_port_open", lambda *_a, **_k: True)
+    session._half_dead("primary", entry := _Entry())
+    assert deployment.calls == ["half-dead primary"] and session.adapter.half_dead == {"primary"}
+    assert "proxy up" in entry.said and any("half-dead" in m["label"] for m in session.faults.line.markers)
+    session._revive("primary", entry := _Entry())
+    assert deployment.calls[-1] == "revive primary" and session.half_dead == session.adapter.half_dead == set()
+    session.down.add("s1")
+    session._half_dead("s1", entry := _Entry())
+    assert entry.result == "not-reached" and deployment.calls[-1] == "revive primary"
+    session._revive("s1", entry := _Entry())
+    assert "nothing to revive" in entry.said and deployment.calls[-1] == "revive primary"
+
+
 def test_closing_brings_every_cluster_back_and_waits_for_the_primary():
     tracker = Tracker(explore.spec(), explore.VOCABULARY)
     for step in (down(0), Step("pause-s1", "fault"), down(2)):
@@ -396,6 +430,12 @@ class _Deployment:
     def resume(self, cluster):
         self.calls.append(f"resume {cluster}")
 
+    def half_dead(self, cluster):
+        self.calls.append(f"half-dead {cluster}")
+
+    def revive(self, cluster):
+        self.calls.append(f"revive {cluster}")
+
     def collect_logs(self, _where):
         self.collected = True
 
@@ -410,10 +450,11 @@ class _Entry:
 def _session(deployment) -> explore.Session:
     """A session's bookkeeping without its namespace, capture or JVM (what __init__ sets up live)."""
     session = explore.Session.__new__(explore.Session)
-    session.adapter = type("A", (), {"deployment": deployment, "paused": set()})()
+    session.adapter = type("A", (), {"deployment": deployment, "paused": set(), "half_dead": set()})()
     session.faults = explore._Faults(deployment)
     session.down, session.paused, session.resumed_by_adapter = set(), {}, {}
     session.noop_paused, session.starting, session.start_errors = set(), {}, {}
+    session.half_dead, session.noop_half_dead = set(), set()
     session._lock, session.start_ns = threading.Lock(), 0
     return session
 
