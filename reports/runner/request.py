@@ -599,7 +599,9 @@ def _check_releases(request: CertifyRequest) -> None:
         version = parse_version(text)
         if request.deployment.backend == "local":  # a container runs its image's own Java
             choose_java(version)
-        if text:
+        if request.deployment.proxy:  # the release's own pulsar-proxy too, or the refusal with the fix
+            maven.resolve_proxy(maven.resolve(version), version)
+        elif text:
             maven.resolve(version)
 
 
