@@ -12,9 +12,12 @@ counted against that spec's abstract states.
 **The tester's steps.** ``publish`` sends a burst of ``BURST`` messages on blue (the spec's next
 message), ``sync_progress`` waits, bounded, until blue's replicator to green has nothing left and green's
 subscription has every acknowledged send. Faults the spec does not model: ``cut`` (blue -> green one-way,
-the deployment's ``cut`` capability; it holds back ``replicate``) and ``heal``, ``unload-a`` and
-``unload-b`` (the topic unloaded on blue or green, an admin call). Replication is Pulsar's: observed,
-never chosen.
+the deployment's ``cut`` capability; it holds back ``replicate``) and ``heal``, ``cut-both`` and ``heal-both``
+(the link cut both ways), ``unload-a`` and ``unload-b`` (the topic unloaded on blue or green, an admin call),
+``dedup-a`` and ``dedup-b`` (deduplication switched on for the namespace on blue or on green while traffic
+runs: the target deduplicating what the replicator sends is where Pulsar's replication and deduplication
+meet) and ``second-producer`` (a second producer on blue: each later burst is sent by both). Replication is
+Pulsar's: observed, never chosen.
 
 **A schedule** has a fresh namespace replicated between blue and green, a subscription on each (made
 before any message and any cut: creating a topic in a namespace replicated to an unreachable peer hangs,
@@ -32,10 +35,11 @@ from pathlib import Path
 
 from pulsar_conformance.files import write_atomic
 from pulsar_conformance.fixtures.capture import Capture
+from pulsar_conformance.fixtures.deploy.admin import or_refusal
 from pulsar_conformance.spec.protocols.tenant_migration import TenantMigration
 from pulsar_conformance.wait import wait_until
 
-from ...explore.model import AdapterBase, Vocabulary
+from ...explore.model import AdapterBase, Fault, Vocabulary
 from ...explore.schedule import Entry, Schedule, Step, history_json
 from ...explore.steps import LINK_AND_UNLOAD_FAULTS, UnloadSteps
 from ...harness import evidence, timeline
@@ -55,13 +59,24 @@ SUBSCRIPTIONS = {"blue": "audit-blue", "green": "billing-green"}
 SAID = ("connected", "replicationBacklog", "msgRateOut")  # of blue's replicator stats, when green did not catch up
 
 
+CUTS = ("cut", "cut-both")  # the active faults of a cut link, one way or both
+
+
+def _once(name: str) -> Fault:
+    """A switch the schedule turns on once (its namespace and producers are its own): enabled until it is on."""
+    return Fault(name, None, lambda a: name not in a, lambda a: a | {name})
+
+
 VOCABULARY = Vocabulary(
     operations=("publish", "sync_progress"),
-    faults=LINK_AND_UNLOAD_FAULTS,
+    faults=(*LINK_AND_UNLOAD_FAULTS,
+            Fault("cut-both", "cut", lambda a: not (set(CUTS) & a), lambda a: a | {"cut-both"}, blocks=("replicate",)),
+            Fault("heal-both", "cut", lambda a: "cut-both" in a, lambda a: a - {"cut-both"}),
+            _once("dedup-a"), _once("dedup-b"), _once("second-producer")),
     eventually=("replicate",),
     visible=("pub", "phase"),
     # waiting for green to catch up while the link is cut waits for nothing
-    allows=lambda step, active: not (step.action == "sync_progress" and "cut" in active))
+    allows=lambda step, active: not (step.action == "sync_progress" and set(CUTS) & active))
 
 
 def spec() -> TenantMigration:
@@ -125,12 +140,15 @@ class Session(UnloadSteps):
         for cluster in ("green", "blue"):  # both subscriptions before the producer and before any cut
             self.capture.consumer(adapter.clients[cluster], topic, SUBSCRIPTIONS[cluster], name=f"c-{cluster}",
                                   cluster=cluster, message_listener=self._listener(cluster))
-        self.producer = self.capture.producer(adapter.clients["blue"], topic, name="p-blue", cluster="blue",
-                                              batching_enabled=False)
+        self.producers = [self._producer("p-blue")]
         self.acknowledged = 0
         self.failures: list[str] = []
         self.windows: list[dict] = []  # one per cut: green's count at the cut and at the heal, sends during it
-        self.cut = False
+        self.cut: str | None = None  # the cut in force: "cut" (one way) or "cut-both"
+
+    def _producer(self, name: str):
+        return self.capture.producer(self.adapter.clients["blue"], self.topic, name=name, cluster="blue",
+                                     batching_enabled=False)
 
     def _listener(self, cluster: str):
         def listener(consumer, message):
@@ -145,12 +163,13 @@ class Session(UnloadSteps):
 
     def _publish(self, step: Step, entry: Entry) -> None:
         ok, failed = 0, []
-        for i in range(BURST):
-            try:
-                self.producer.send(b"g" * 64, key=f"k{i}")
-                ok += 1
-            except Exception as error:  # noqa: BLE001 - the capture recorded the failed send; the judges read it
-                failed.append(type(error).__name__)
+        for producer in self.producers:
+            for i in range(BURST):
+                try:
+                    producer.send(b"g" * 64, key=f"k{i}")
+                    ok += 1
+                except Exception as error:  # noqa: BLE001 - the capture recorded the failed send; the judges read it
+                    failed.append(type(error).__name__)
         self.acknowledged += ok
         self.failures += failed
         if self.cut:
@@ -173,21 +192,54 @@ class Session(UnloadSteps):
                           f"{ {k: stats.get(k) for k in SAID} }")
 
     def _cut(self, step: Step, entry: Entry) -> None:
-        self.adapter.deployment.faults.cut("blue", "green", one_way=True)
-        self.cut = True
+        self._cut_link(step.action, entry)
+
+    def _cut_both(self, step: Step, entry: Entry) -> None:
+        self._cut_link(step.action, entry)
+
+    def _cut_link(self, kind: str, entry: Entry) -> None:
+        self.adapter.deployment.faults.cut("blue", "green", one_way=kind == "cut")
+        self.cut = kind
         time.sleep(CUT_SETTLE_S)
-        self.windows.append({"green_at_cut": self.counts["green"], "published": 0, "green_at_heal": None})
+        self.windows.append({"green_at_cut": self.counts["green"], "published": 0, "green_at_heal": None, "kind": kind})
         entry.said = f"green had {self.counts['green']} {CUT_SETTLE_S:.0f} s after the cut"
 
     def _heal(self, step: Step, entry: Entry) -> None:
+        self._heal_link()
+
+    def _heal_both(self, step: Step, entry: Entry) -> None:
+        self._heal_link()
+
+    def _heal_link(self) -> None:
         self.windows[-1]["green_at_heal"] = self.counts["green"]
-        self.adapter.deployment.faults.heal("blue", "green", one_way=True)
-        self.cut = False
+        self.adapter.deployment.faults.heal("blue", "green", one_way=self.cut == "cut")
+        self.cut = None
+
+    def _dedup_a(self, step: Step, entry: Entry) -> None:
+        self._dedup(self.adapter.blue, entry)
+
+    def _dedup_b(self, step: Step, entry: Entry) -> None:
+        self._dedup(self.adapter.green, entry)
+
+    def _dedup(self, cluster, entry: Entry) -> None:
+        """Deduplication on for the schedule's namespace on ``cluster`` (a namespace policy, while traffic runs)."""
+        admin = cluster.admin()
+        namespace = self.topic.removeprefix("persistent://").rsplit("/", 1)[0]
+        answer = or_refusal(admin.request, "POST", admin.namespace_path(namespace) + "/deduplication", json=True)
+        if isinstance(answer, dict) and "error" in answer:
+            entry.result, entry.said = "error", f"refused: {answer}"
+        else:
+            entry.said = f"deduplication on for {namespace} on {cluster.name}"
+
+    def _second_producer(self, step: Step, entry: Entry) -> None:
+        self.producers.append(self._producer("p-blue-2"))
+        entry.said = "a second producer on blue: each burst from now on is sent by both"
 
     # ----- the end of a schedule
     def closing(self, tracker) -> list[Step]:
         """The link healed and green caught up: the state GEO-R01 is judged in."""
-        return [*([Step("heal", "fault")] if "cut" in tracker.active else []), Step("sync_progress")]
+        heals = [Step({"cut": "heal", "cut-both": "heal-both"}[c], "fault") for c in CUTS if c in tracker.active]
+        return [*heals, Step("sync_progress")]
 
     def judge(self, schedule: Schedule) -> tuple[Outcome, list]:
         """The schedule's history and outcome saved beside its capture, and judge.judge's rows over it (the
@@ -206,7 +258,7 @@ class Session(UnloadSteps):
     def close(self) -> None:
         """Whatever the schedule left: the link healed, the clients' consumers and producer closed."""
         if self.cut:
-            self.adapter.deployment.faults.heal("blue", "green", one_way=True)
-            self.cut = False
+            self.adapter.deployment.faults.heal("blue", "green", one_way=self.cut == "cut")
+            self.cut = None
         self.stack.close()
 
