@@ -22,7 +22,7 @@ def client_url(deployment, cluster: str) -> str:
     (``--topology cluster --proxy``: clients connect through it, as through a production proxy, and the client's TCP
     probe reaches the proxy, which answers while the brokers behind it are down), else its brokers'."""
     found = deployment.clusters[cluster]
-    return (getattr(found, "extra", None) or {}).get("proxy_service_url") or found.service_url
+    return found.extra.get("proxy_service_url") or found.service_url
 
 POLL_S = 0.01
 CLUSTERS = ("primary", "s1", "s2")  # the deployment every scenario shares (conftest.py)

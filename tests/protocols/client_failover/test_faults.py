@@ -22,8 +22,8 @@ class SlowStart:
         self.port = probe.getsockname()[1]
         probe.close()
         self.ready_after = ready_after
-        self.clusters = {"primary": SimpleNamespace(service_url=f"pulsar://127.0.0.1:{self.port}"),
-                         "s1": SimpleNamespace(service_url="pulsar://127.0.0.1:9")}
+        self.clusters = {"primary": SimpleNamespace(service_url=f"pulsar://127.0.0.1:{self.port}", extra={}),
+                         "s1": SimpleNamespace(service_url="pulsar://127.0.0.1:9", extra={})}
         self.killed: dict[str, int] = {}
         self.server = None
 
