@@ -28,7 +28,7 @@ def register(commands) -> None:
                    help="what the local deployment runs per cluster: standalone (default, one JVM) or cluster "
                         "(ZooKeeper, 2 bookies, 2 brokers; docs/deployments.md)")
     p.add_argument("--proxy", action="store_true",
-                   help="with --topology cluster: a Pulsar proxy per cluster in front of its brokers (client-failover's "
+                   help="with --topology cluster: a Pulsar proxy per cluster in front of its brokers (failover "
                         "clients connect through it, and a half-dead cluster is generated: its brokers down, its proxy "
                         "answering); the release's own pulsar-proxy, which Maven Central here serves for 3.0.0 of the "
                         "releases that run here")

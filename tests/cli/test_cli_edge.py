@@ -62,7 +62,7 @@ t pulsar-conformance certify --profile smoke --json --dep
 '''
     lines = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
     assert lines[0] == "certify" and lines[1] == "check"
-    assert set(lines[2].split()) == {"--profile", "--product"}
+    assert set(lines[2].split()) == {"--profile", "--product", "--proxy"}
     assert lines[3] == "smoke"
     assert set(lines[4].split()) == {"z3", "hypothesis", "explore", "all"}
     assert lines[5] == "--deployment"
