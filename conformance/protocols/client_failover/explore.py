@@ -258,7 +258,7 @@ class _Faults(scenario.Faults):
         event = Event(time.time_ns(), "down", cluster)
         self._record(event)
         try:
-            self.deployment.faults.kill(cluster)
+            self.signal("kill", cluster)
         except BaseException:
             with self._lock:
                 self.events.remove(event)

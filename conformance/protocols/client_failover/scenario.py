@@ -58,9 +58,23 @@ class Faults:
 
     def kill(self, cluster: str) -> None:
         at = time.time_ns()
-        self.deployment.faults.kill(cluster)
+        self.signal("kill", cluster)
         self._record(Event(at, "down", cluster))
         self.mark(f"{cluster} killed (SIGKILL)")
+
+    def signal(self, verb: str, cluster: str) -> None:
+        """``verb`` (kill, pause, resume) on what the cluster's clients reach: a standalone's one process; on a
+        cluster topology its brokers and the Pulsar proxy in front of them, never its ZooKeeper or bookies. A
+        bookie killed with its ZooKeeper and started again within its old session's 30 s finds its registration
+        still there and exits ("Couldn't register bookie with zookeeper, shutting down": a client-failover
+        exploration on 3.0.0's cluster topology, 2026-12-02, whose kill and start came every 7 s), so the cluster
+        never came back; an outage a client sees is its brokers gone."""
+        act = getattr(self.deployment.faults, verb)  # verb: one of the three above, never user text
+        serving = [c.name for c in self.deployment.components(cluster) if c.kind in ("broker", "proxy")]
+        if not serving:
+            act(cluster)
+        for name in serving:
+            act(cluster, name)
 
     def start(self, cluster: str, then: Step | None = None) -> None:
         """Start ``cluster``; it is up (for the probe) when its port opens. ``then=(seconds, action)``
@@ -113,11 +127,11 @@ class Faults:
             failed.append(error)
 
     def pause(self, cluster: str) -> None:
-        self.deployment.faults.pause(cluster)
+        self.signal("pause", cluster)
         self.mark(f"{cluster} paused (SIGSTOP: port open, nothing served)")
 
     def resume(self, cluster: str) -> None:
-        self.deployment.faults.resume(cluster)
+        self.signal("resume", cluster)
         self.mark(f"{cluster} resumed")
 
     def await_switch(self, cluster: str, timeout: float) -> int | None:

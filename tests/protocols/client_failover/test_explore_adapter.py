@@ -424,6 +424,10 @@ class _Deployment:
     def faults(self):  # the fake is its own fault verbs (a deployment's are deployment.faults)
         return self
 
+    @staticmethod
+    def components(_cluster):  # a standalone: one process, no components
+        return []
+
     def pause(self, cluster):
         self.calls.append(f"pause {cluster}")
 

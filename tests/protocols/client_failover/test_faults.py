@@ -31,6 +31,10 @@ class SlowStart:
     def faults(self):  # the fake is its own fault verbs (a deployment's are deployment.faults)
         return self
 
+    @staticmethod
+    def components(_cluster):  # a standalone: one process, no components
+        return []
+
     def start(self, cluster):
         self.server = socket.create_server(("127.0.0.1", self.port))
         time.sleep(self.ready_after)
@@ -100,3 +104,43 @@ def test_a_start_that_fails_on_its_own_still_fails():
     deployment = DiesWhenKilled(ready_after=0.2, broken=True)
     with pytest.raises(RuntimeError, match="never became ready"):
         _start(deployment, (0.0, lambda f: f.kill("s1")))  # a kill of another cluster excuses nothing
+
+
+class _Topology:
+    """A cluster topology's fault verbs: what was signalled, by component."""
+
+    def __init__(self):
+        self.calls = []
+
+    @property
+    def faults(self):
+        return self
+
+    @staticmethod
+    def components(cluster):
+        return [SimpleNamespace(name=n, kind=n.split("-")[0])
+                for n in ("zookeeper", "bookie-1", "bookie-2", "broker-1", "broker-2", "proxy")]
+
+    def kill(self, cluster, component=None):
+        self.calls.append(("kill", cluster, component))
+
+    def pause(self, cluster, component=None):
+        self.calls.append(("pause", cluster, component))
+
+    def resume(self, cluster, component=None):
+        self.calls.append(("resume", cluster, component))
+
+
+def test_on_a_cluster_topology_an_outage_is_its_brokers_and_proxy_never_its_store_or_bookies():
+    """A bookie killed with its ZooKeeper and started within the old session's 30 s exits (its registration is
+    still there): the clusters of a 3.0.0 exploration never came back. A client's outage is its brokers gone."""
+    deployment = _Topology()
+    faults = Faults(deployment)
+    faults.kill("primary")
+    faults.pause("s1")
+    faults.resume("s1")
+    assert deployment.calls == [("kill", "primary", "broker-1"), ("kill", "primary", "broker-2"),
+                                ("kill", "primary", "proxy"), ("pause", "s1", "broker-1"), ("pause", "s1", "broker-2"),
+                                ("pause", "s1", "proxy"), ("resume", "s1", "broker-1"), ("resume", "s1", "broker-2"),
+                                ("resume", "s1", "proxy")]
+    assert [e.kind for e in faults.events] == ["down"]
