@@ -57,3 +57,13 @@ def _saved(run_dir: Path, name: str) -> Path:
     out.name = name
     saved.save(out, run_dir)
     return run_dir
+
+
+def test_a_send_acknowledged_as_a_duplicate_is_named_in_the_evidence(tmp_path):
+    """F-GEO-1: the C++ client reused a sequence id after a reconnect, and deduplication acked a new send -1:-1."""
+    out = _outcome(tmp_path, valid=False, lost=1)
+    out.columns = {"kind": ["send_ok", "send_ok", "receive"], "msg_id": ["6:0:-1:-1", "-1:-1:-1:-1", "6:0:-1:-1"]}
+    blue_to_green, _ = judge.judge(out)
+    assert blue_to_green.ok is False and blue_to_green.details["duplicate_acks"] == 1
+    assert "1 send(s) acknowledged as a duplicate (message id -1:-1)" in blue_to_green.evidence
+    assert judge.judge(_outcome(tmp_path))[0].details["duplicate_acks"] == 0
