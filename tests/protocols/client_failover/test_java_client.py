@@ -33,7 +33,7 @@ def deployment(urls=URLS):
     # the suite's Cluster: the harness reads its credentials and CA (none here) as on a real deployment
     return SimpleNamespace(clusters={name: Cluster(name=name, service_url=url, admin_url="http://127.0.0.1:1")
                                      for name, url in urls.items()},
-                           release=lambda: "4.2.4")
+                           release=lambda: "4.2.4", components=lambda _cluster: [])  # clusters not the suite's
 
 
 def jvms() -> set[int]:
@@ -238,3 +238,16 @@ def test_a_5x_client_log_gives_its_probes_and_switches_from_the_slog_attributes(
     # the 5.x message without its attributes (the pattern before d47db56) names no cluster: nothing is read
     bare = "1795932379109 WARN AutoClusterFailover [pulsar-service-provider-1-1] Failed to probe available, url  Connection refused\n"
     assert java_log.failed_probes(bare, by_url) == []
+
+
+def test_on_the_suites_cluster_topology_the_client_is_given_one_broker_or_the_proxy():
+    """The Java probe takes one host of a list per check (round robin), which the spec's one ``up`` per cluster does
+    not model: the suite's own cluster topology gives the client its first broker, or its Pulsar proxy."""
+    from pulsar_conformance.conformance.protocols.client_failover.client import client_url
+
+    topology = deployment({"primary": "pulsar://127.0.0.1:1,127.0.0.1:2"})
+    topology.components = lambda _cluster: [SimpleNamespace(name="broker-1", kind="broker")]
+    assert client_url(topology, "primary") == "pulsar://127.0.0.1:1"
+    topology.clusters["primary"].extra["proxy_service_url"] = "pulsar://127.0.0.1:9"
+    assert client_url(topology, "primary") == "pulsar://127.0.0.1:9"
+    assert client_url(deployment({"primary": "pulsar://a:1,b:2"}), "primary") == "pulsar://a:1,b:2"  # not the suite's
