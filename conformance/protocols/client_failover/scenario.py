@@ -70,11 +70,15 @@ class Faults:
         exploration on 3.0.0's cluster topology, 2026-12-02, whose kill and start came every 7 s), so the cluster
         never came back; an outage a client sees is its brokers gone."""
         act = getattr(self.deployment.faults, verb)  # verb: one of the three above, never user text
-        serving = [c.name for c in self.deployment.components(cluster) if c.kind in ("broker", "proxy")]
+        serving = [c for c in self.deployment.components(cluster) if c.kind in ("broker", "proxy")]
         if not serving:
             act(cluster)
-        for name in serving:
-            act(cluster, name)
+        # a component already gone (a broker that exited while starting) is not signalled: nothing to stop there
+        running = [c for c in serving if c.process() is not None]
+        if serving and not running:
+            raise RuntimeError(f"{cluster}: none of {', '.join(c.name for c in serving)} is running")
+        for c in running:
+            act(cluster, c.name)
 
     def start(self, cluster: str, then: Step | None = None) -> None:
         """Start ``cluster``; it is up (for the probe) when its port opens. ``then=(seconds, action)``

@@ -116,9 +116,10 @@ class _Topology:
     def faults(self):
         return self
 
-    @staticmethod
-    def components(cluster):
-        return [SimpleNamespace(name=n, kind=n.split("-")[0])
+    gone: tuple = ()  # components not running
+
+    def components(self, cluster):
+        return [SimpleNamespace(name=n, kind=n.split("-")[0], process=lambda n=n: None if n in self.gone else object())
                 for n in ("zookeeper", "bookie-1", "bookie-2", "broker-1", "broker-2", "proxy")]
 
     def kill(self, cluster, component=None):
@@ -144,3 +145,17 @@ def test_on_a_cluster_topology_an_outage_is_its_brokers_and_proxy_never_its_stor
                                 ("pause", "s1", "proxy"), ("resume", "s1", "broker-1"), ("resume", "s1", "broker-2"),
                                 ("resume", "s1", "proxy")]
     assert [e.kind for e in faults.events] == ["down"]
+
+
+def test_a_broker_already_gone_is_not_signalled_and_a_cluster_with_none_running_is_an_error():
+    """A broker that exited while starting (its old session's load-manager lock) left the other running: the next
+    kill signals what runs (before, it raised "primary/broker-2: not running" and the schedule was lost)."""
+    import pytest
+
+    deployment = _Topology()
+    deployment.gone = ("broker-2",)
+    Faults(deployment).kill("primary")
+    assert deployment.calls == [("kill", "primary", "broker-1"), ("kill", "primary", "proxy")]
+    deployment.gone = ("broker-1", "broker-2", "proxy")
+    with pytest.raises(RuntimeError, match="none of broker-1, broker-2, proxy is running"):
+        Faults(deployment).kill("primary")
