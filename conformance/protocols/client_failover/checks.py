@@ -33,6 +33,9 @@ CHECKS = Checks(
               "a client on a dying secondary moves to a live cluster"),
         Check("client-failover/paused-primary/tcp-probe-blind-spot", ("PIP121-R07",),
               "a paused primary (port open, nothing served) is not seen by the TCP probe"),
+        # an explored schedule's (explore_judge.blind_spot): the cluster the client is on made half-dead behind its proxy
+        Check("client-failover/<scenario>/tcp-probe-blind-spot", ("PIP121-R07",),
+              "a half-dead cluster (its brokers killed, its Pulsar proxy answering) is not seen by the TCP probe"),
         Check("client-failover/provider/follows-provider", ("PIP121-R05",),
               "the client goes where its ServiceInfoProvider points"),
         # the real Java client (test_java_client_failover.py)

@@ -38,12 +38,13 @@ pass), and R11 is judged only where the client switched (nothing else moves what
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 from pulsar_conformance.spec.core.interpreter import Observed
 
 from ...harness import itf_traces, projection
-from ...harness.rows import Row, judges
+from ...harness.rows import Row, judges, row
 from . import judge as failover
 from . import trace
 from .outcome import Event, FailoverConfig, Outcome
@@ -269,8 +270,46 @@ def judge(out: Outcome) -> list[Row]:
     return rows
 
 
-@judges("PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R08", *failover.COMMON)
+_HALF_DEAD = re.compile(r"^(\S+) half-dead: ")
+_REVIVED = re.compile(r"^(\S+) revived: ")
+
+
+def blind_spot(out: Outcome, prefix: str) -> Row | None:
+    """PIP121-R07 over each window in which the cluster the client was on was half-dead (explore.py's
+    ``half-dead-c``: its brokers killed behind its Pulsar proxy, so its port answers and nothing is served), the
+    seed's own first example of what the TCP probe cannot see: the client stays. None where no such window was
+    reached (a half-dead cluster the client was not on says nothing of its probe of the current one)."""
+    marks = sorted(out.markers, key=lambda m: m["ts_ns"])
+    end = out.marks.get("end") or (marks[-1]["ts_ns"] if marks else out.start_ns)
+    switches = out.switches()
+    windows = []
+    for i, m in enumerate(marks):
+        found = _HALF_DEAD.match(m["label"])
+        if not found:
+            continue
+        cluster, began = found.group(1), m["ts_ns"]
+        on = next((s.cluster for s in reversed(switches) if s.at_ns <= began), out.config.primary)
+        if on != cluster:
+            continue
+        ended = next((n["ts_ns"] for n in marks[i + 1:] if (r := _REVIVED.match(n["label"])) and r.group(1) == cluster),
+                     end)
+        away = [s for s in switches if began < s.at_ns <= ended and s.origin == cluster]
+        sent = sum(1 for t, k in zip(out.columns.get("ts_ns") or [], out.columns.get("kind") or [], strict=False)
+                   if k == "send_ok" and began < t < ended)
+        windows.append((cluster, began, ended, away, sent))
+    if not windows:
+        return None
+    said = "; ".join(f"{c} half-dead for {(b - a) / S:.1f} s (its brokers killed, its Pulsar proxy answering the probe): "
+                     f"the client {'stayed' if not away else 'switched to ' + away[0].cluster}, {sent} sends "
+                     f"acknowledged meanwhile" for c, a, b, away, sent in windows)
+    return row(f"{prefix}/tcp-probe-blind-spot", not any(w[3] for w in windows), said, windows=len(windows))
+
+
+@judges("PIP121-R01", "PIP121-R02", "PIP121-R03", "PIP121-R04", "PIP121-R07", "PIP121-R08", *failover.COMMON)
 def _judged(out: Outcome, prefix: str):
+    blind = blind_spot(out, prefix)
+    if blind is not None:
+        yield blind
     v, about, forced = validated(out)
     if v is None:  # a provider moved the client: its switches have no fault behind them (trace.validation)
         yield from (failover.lost(out, prefix) if out.switches() else [])

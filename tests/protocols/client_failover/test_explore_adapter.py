@@ -492,3 +492,24 @@ def test_the_explore_deployment_is_the_suites_shape_and_is_closed_with_its_logs(
         assert not clusters.closed
     assert made[0][0] == CLUSTERS and made[0][1]["name"].startswith("failover-explore-")
     assert clusters.closed and clusters.collected
+
+
+def _half_dead_outcome(switches, cluster="primary"):
+    from types import SimpleNamespace
+
+    markers = [{"ts_ns": 10 * S, "label": f"{cluster} half-dead: every broker killed (SIGKILL), its Pulsar proxy answering"},
+               {"ts_ns": 32 * S, "label": f"{cluster} revived: its brokers started and healthy"}]
+    return SimpleNamespace(markers=markers, marks={"end": 40 * S}, start_ns=0, config=CONFIG,
+                           switches=lambda: switches, columns={"ts_ns": [5 * S, 12 * S], "kind": ["send_ok", "send_ok"]})
+
+
+def test_pip121_r07_is_judged_over_a_half_dead_window_of_the_cluster_the_client_is_on():
+    """The seed's first example of the probe's blind spot (a proxy answering, no broker behind it): the client stays."""
+    stayed = explore_judge.blind_spot(_half_dead_outcome([]), "client-failover/x0009")
+    assert stayed.check == "client-failover/x0009/tcp-probe-blind-spot" and stayed.ok is True
+    assert "primary half-dead for 22.0 s" in stayed.evidence and "the client stayed, 1 sends" in stayed.evidence
+    assert CHECKS.requirements(stayed.check) == ["PIP121-R07"]
+    moved = explore_judge.blind_spot(_half_dead_outcome([Event(20 * S, "switch", "s1", "primary")]), "p")
+    assert moved.ok is False and "switched to s1" in moved.evidence
+    # a half-dead cluster the client was not on says nothing of the probe of its own
+    assert explore_judge.blind_spot(_half_dead_outcome([], cluster="s1"), "p") is None
