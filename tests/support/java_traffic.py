@@ -21,7 +21,8 @@ def java_traffic(cluster, run_dir: Path, topic: str, seconds: float = 3.0) -> Co
     from pulsar_conformance.conformance.protocols.client_failover.outcome import FailoverConfig
 
     spare = dataclasses.replace(cluster, name="spare", service_url=_NEVER_USED)
-    view = SimpleNamespace(clusters={"primary": cluster, "spare": spare}, release=lambda: None)  # the default release
+    view = SimpleNamespace(clusters={"primary": cluster, "spare": spare}, release=lambda: None,  # the default release
+                           components=lambda _cluster: [])  # no cluster the suite started: URLs as given
     config = FailoverConfig("primary", ("spare",), interval_ms=500, variant="java", failover_delay_ms=2800,
                             switch_back_delay_ms=5000)
     client = JavaFailoverClient(view, config, run_dir, topic, rate=20.0, drain_seconds=15.0)
