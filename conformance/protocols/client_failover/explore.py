@@ -237,7 +237,7 @@ class Adapter(AdapterBase, protocol=PROTOCOL, vocabulary=VOCABULARY, spec=spec):
             self.half_dead.discard(cluster)
         for cluster in CLUSTERS:
             # its brokers, not the client's probe: a proxy in front of dead brokers answers the probe; and every
-            # one of a cluster topology's brokers (one that exited while starting leaves the other's port open)
+            # component of a cluster topology (a broker that exited while starting leaves the other's port open)
             stopped = [c for c in self.deployment.components(cluster) if c.process() is None]
             if stopped or not _port_open(self.deployment, cluster, brokers=True):
                 progress(f"explore: {cluster} is down before a schedule; starting it")

@@ -73,9 +73,10 @@ class Faults:
         serving = [c for c in self.deployment.components(cluster) if c.kind in ("broker", "proxy")]
         if not serving:
             act(cluster)
+            return
         # a component already gone (a broker that exited while starting) is not signalled: nothing to stop there
         running = [c for c in serving if c.process() is not None]
-        if serving and not running:
+        if not running:
             raise RuntimeError(f"{cluster}: none of {', '.join(c.name for c in serving)} is running")
         for c in running:
             act(cluster, c.name)

@@ -31,7 +31,6 @@ def judge(out: Outcome) -> list[Row]:
     ]
 
 
-
 def answered_as_duplicates(out: Outcome) -> int:
     """The sends the broker acknowledged as duplicates (message id -1:-1: deduplication's answer to a sequence id it
     already stored), read from the capture's rows (none where the outcome was loaded without its capture)."""
