@@ -386,8 +386,15 @@ class Session:
                 got[h.name] += 1
                 self.seen.setdefault((h.topic, h.subscription), set()).add(message.properties().get(PROP_UID, ""))
                 if h.name not in self.readers:
-                    try:
-                        h.wrapped.acknowledge(message)
+                    try:  # bounded as the receive: the 20-minute run of 2026-12-02 hung in the C++ client (F-188-18)
+                        self.traffic._bounded(RECEIVE_DEADLINE_S, f"{h.name}: acknowledge()",
+                                              lambda h=h, m=message: h.wrapped.acknowledge(m))
+                    except Hung:
+                        h.errors.append(f"acknowledge() did not return within {RECEIVE_DEADLINE_S:g} s (abandoned)")
+                        h.wrapped = None
+                        if h in waiting:
+                            waiting.remove(h)
+                        continue
                     except Exception as error:  # noqa: BLE001 - evidence
                         h.errors.append(f"ack: {type(error).__name__}: {error}")
                 if want is not None and got[h.name] >= want.get(h.name, 0):

@@ -256,3 +256,27 @@ def test_the_planted_defect_is_found_shrunk_and_its_smallest_schedule_replays_wi
         # the file keeps the closing steps too: a replay runs them as chosen steps, each allowed where it comes
         replays = explorer.replay(smallest.schedule.steps, 2)
         assert [r.verdict for r in replays] == ["fail", "fail"] and not any(r.error for r in replays)
+
+
+def test_an_acknowledge_stuck_in_the_client_is_abandoned_and_the_receive_goes_on(monkeypatch):
+    # the 20-minute run of 2026-12-02 hung for two hours inside the C++ client (F-188-18's deadlock) where an
+    # unbounded call met it; a stuck acknowledge now gives its handle up, as a stuck receive does
+    import threading
+    from types import SimpleNamespace
+
+    from pulsar_conformance.conformance.harness.traffic import Traffic
+
+    monkeypatch.setattr(explore, "RECEIVE_DEADLINE_S", 0.2)
+    release = threading.Event()
+    message = SimpleNamespace(properties=lambda: {})
+    stuck = SimpleNamespace(receive=lambda _ms: message, acknowledge=lambda _m: release.wait(5))
+    handle = SimpleNamespace(name="c-1", topic="t", subscription="s", wrapped=stuck, errors=[])
+    traffic = SimpleNamespace(hung=[])
+    traffic._bounded = lambda s, what, fn: Traffic._bounded(traffic, s, what, fn)
+    session = SimpleNamespace(_live=lambda kind: [handle], traffic=traffic, readers=set(), seen={})
+    try:
+        got = explore.Session._receive(session, {"c-1": 5}, limit_s=2.0)
+    finally:
+        release.set()
+    assert got["c-1"] == 1 and handle.wrapped is None
+    assert handle.errors == ["acknowledge() did not return within 0.2 s (abandoned)"] and len(traffic.hung) == 1
