@@ -360,6 +360,11 @@ class Session:
         name, nothing came for ``quiet_s``, ``done()`` holds, or ``limit_s`` passed."""
         got: Counter = Counter()
         waiting = self._live("consumer")
+
+        def give_up(h, call: str) -> None:  # a call stuck in the client: kept as evidence, the handle given up
+            h.errors.append(f"{call} did not return within {RECEIVE_DEADLINE_S:g} s (abandoned)")
+            h.wrapped = None
+            waiting.remove(h)
         end = last = time.monotonic()
         end += limit_s
         while waiting and time.monotonic() < end and not done():
@@ -372,9 +377,7 @@ class Session:
                     message = self.traffic._bounded(RECEIVE_DEADLINE_S, f"{h.name}: receive()",
                                                     lambda h=h: h.wrapped.receive(50))
                 except Hung:
-                    h.errors.append(f"receive() did not return within {RECEIVE_DEADLINE_S:g} s (abandoned)")
-                    h.wrapped = None
-                    waiting.remove(h)
+                    give_up(h, "receive()")
                     continue
                 except pulsar.Timeout:
                     continue
@@ -390,10 +393,7 @@ class Session:
                         self.traffic._bounded(RECEIVE_DEADLINE_S, f"{h.name}: acknowledge()",
                                               lambda h=h, m=message: h.wrapped.acknowledge(m))
                     except Hung:
-                        h.errors.append(f"acknowledge() did not return within {RECEIVE_DEADLINE_S:g} s (abandoned)")
-                        h.wrapped = None
-                        if h in waiting:
-                            waiting.remove(h)
+                        give_up(h, "acknowledge()")
                         continue
                     except Exception as error:  # noqa: BLE001 - evidence
                         h.errors.append(f"ack: {type(error).__name__}: {error}")
